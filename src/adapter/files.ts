@@ -1,0 +1,165 @@
+/**
+ * Reading an adapter directory safely: relative POSIX paths only, no symlink that leaves
+ * the directory, bounded sizes, strict UTF-8. This is the only module of `adapter/` that
+ * touches the file system directly.
+ */
+import { createHash } from "node:crypto";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { HermitError } from "../errors.js";
+import type { Problem } from "./types.js";
+
+/** Folders that are never part of an adapter's source tree. */
+export const IGNORED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
+/** Upper bounds that keep a hostile adapter from exhausting memory. */
+export const LIMITS = { files: 20_000, fileBytes: 8 * 1024 * 1024, manifestBytes: 1024 * 1024 };
+
+export interface TreeFile {
+  /** Relative POSIX path. */
+  path: string;
+  size: number;
+}
+
+export interface Tree {
+  files: TreeFile[];
+  problems: Problem[];
+}
+
+/** Why a manifest-supplied relative path is unsafe, or undefined when it is fine. */
+export function unsafePathReason(path: string): string | undefined {
+  if (path.length === 0) return "is empty";
+  if (path.includes("\0")) return "contains a NUL byte";
+  if (path.includes("\\")) return "uses a backslash; write POSIX paths";
+  if (isAbsolute(path) || /^[A-Za-z]:/.test(path)) return "is absolute; paths must be relative to the adapter";
+  if (path.split("/").includes("..")) return "contains '..'; paths must stay inside the adapter";
+  return undefined;
+}
+
+/** Resolve a relative path inside `root`, refusing anything that could leave it. */
+export function resolveInside(root: string, path: string): string {
+  const reason = unsafePathReason(path);
+  if (reason) throw new HermitError("PATH_UNSAFE", `${path}: path ${reason}`, { path });
+  return join(root, ...path.split("/"));
+}
+
+export function toPosix(path: string): string {
+  return sep === "/" ? path : path.split(sep).join("/");
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * Every regular file under `root` (sorted). A symlink to a file inside the adapter counts as
+ * that file; a symlink that leaves the adapter, or points at a folder, is a problem and is
+ * not followed.
+ */
+export async function walkTree(root: string): Promise<Tree> {
+  const realRoot = await realpath(root);
+  const files: TreeFile[] = [];
+  const problems: Problem[] = [];
+  const pending = [""];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    const entries = await readdir(join(realRoot, dir), { withFileTypes: true });
+    for (const entry of entries) {
+      const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!IGNORED_DIRS.has(entry.name)) pending.push(rel);
+      } else if (entry.isFile()) {
+        files.push({ path: rel, size: (await lstat(join(realRoot, rel))).size });
+      } else if (entry.isSymbolicLink()) {
+        const target = await realpath(join(realRoot, rel)).catch(() => undefined);
+        if (target === undefined) {
+          problems.push({ path: rel, check: "path", problem: "symlink is broken" });
+        } else if (!isInside(realRoot, target)) {
+          problems.push({ path: rel, check: "path", problem: "symlink leaves the adapter" });
+        } else {
+          const info = await stat(target);
+          if (info.isFile()) files.push({ path: rel, size: info.size });
+          else problems.push({ path: rel, check: "path", problem: "symlink to a folder is not allowed" });
+        }
+      } else {
+        problems.push({ path: rel, check: "path", problem: "is not a regular file" });
+      }
+      if (files.length > LIMITS.files) {
+        throw new HermitError("INPUT_TOO_LARGE", `${root}: more than ${LIMITS.files} files`, { path: root });
+      }
+    }
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, problems };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Decode strictly; undefined when the bytes are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Read a file of the adapter as UTF-8 text. Throws HermitError naming the file when it is
+ * missing, leaves the adapter, exceeds `maxBytes`, or is not UTF-8.
+ */
+export async function readAdapterText(root: string, path: string, maxBytes = LIMITS.fileBytes): Promise<string> {
+  const absolute = resolveInside(root, path);
+  const where = join(root, path);
+  let real: string;
+  try {
+    real = await realpath(absolute);
+  } catch {
+    throw new HermitError("INPUT_NOT_FOUND", `${where}: file not found`, { path: where });
+  }
+  if (!isInside(await realpath(root), real)) {
+    throw new HermitError("PATH_UNSAFE", `${where}: symlink leaves the adapter`, { path: where });
+  }
+  const info = await stat(real);
+  if (!info.isFile()) throw new HermitError("INPUT_UNREADABLE", `${where}: not a file`, { path: where });
+  if (info.size > maxBytes) {
+    throw new HermitError("INPUT_TOO_LARGE", `${where}: ${info.size} bytes, over the limit of ${maxBytes}`, {
+      path: where,
+      size: info.size,
+      limit: maxBytes,
+    });
+  }
+  const text = decodeUtf8(await readFile(real));
+  if (text === undefined) throw new HermitError("INPUT_NOT_UTF8", `${where}: not valid UTF-8`, { path: where });
+  return text;
+}
+
+/** Fail with a clear error unless `dir` is a readable directory. */
+export async function assertDirectory(dir: string, what: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (!info) throw new HermitError("INPUT_NOT_FOUND", `${dir}: ${what} directory not found`, { path: dir });
+  if (!info.isDirectory()) throw new HermitError("INPUT_UNREADABLE", `${dir}: ${what} is not a directory`, { path: dir });
+  await readdir(dir).catch(() => {
+    throw new HermitError("INPUT_UNREADABLE", `${dir}: ${what} directory is not readable`, { path: dir });
+  });
+}
+
+/** Line endings normalized so a CRLF checkout hashes like an LF one. */
+export function normalizeEol(text: string): string {
+  return text.replace(/\r\n/g, "\n");
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** sha256 over the sorted (path, bytes) pairs of a tree; CRLF in text files counts as LF. */
+export async function hashTree(root: string, files: TreeFile[]): Promise<string> {
+  const hash = createHash("sha256");
+  for (const file of files) {
+    const bytes = await readFile(join(root, file.path));
+    const text = decodeUtf8(bytes);
+    hash.update(file.path).update("\0").update(text === undefined ? bytes : normalizeEol(text)).update("\0");
+  }
+  return hash.digest("hex");
+}

@@ -1,0 +1,40 @@
+/** Tool schemas are raw JSON Schema 2020-12; one Ajv instance compiles them all. */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+
+/** What is wrong with a tool's schema, or undefined when it is a valid object schema. */
+export function toolSchemaProblem(schema: unknown, which: "input_schema" | "output_schema"): string | undefined {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return `${which} must be an object`;
+  if (which === "input_schema" && (schema as { type?: unknown }).type !== "object") {
+    return `${which} must have type: object`;
+  }
+  if (!ajv.validateSchema(schema)) {
+    return `${which} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: which })}`;
+  }
+  try {
+    ajv.compile(schema);
+  } catch (error) {
+    return `${which} is not a valid JSON Schema: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** A cached validator for a schema already vetted by `toolSchemaProblem`. */
+export function validatorFor(schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Human text for validation errors, each naming the path inside the data. */
+export function describeValidationErrors(errors: ErrorObject[] | null | undefined, root: string): string {
+  return (errors ?? [])
+    .map((error) => `${root}${error.instancePath || ""}: ${error.message ?? error.keyword}`)
+    .join("; ");
+}

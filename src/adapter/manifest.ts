@@ -1,0 +1,83 @@
+/** `adapter.yaml`: parse, validate against the JSON Schema, negotiate the contract version. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { HermitError } from "../errors.js";
+import { CONTRACT_VERSION, packageRoot } from "../package-root.js";
+import type { Entrypoint, Manifest } from "./types.js";
+import { parseYaml } from "./yaml.js";
+
+export const MANIFEST_FILE = "adapter.yaml";
+export const CONTEXT_FILE = "ADAPTER.md";
+export const manifestSchemaPath = join(packageRoot, "schemas", "adapter.schema.json");
+
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+const validateManifestShape = ajv.compile<Manifest>(JSON.parse(readFileSync(manifestSchemaPath, "utf8")));
+
+function describeSchemaError(error: ErrorObject): string {
+  const at = error.instancePath === "" ? "(top level)" : error.instancePath.slice(1).replaceAll("/", ".");
+  if (error.keyword === "additionalProperties") {
+    return `${at}: unknown key '${String(error.params.additionalProperty)}'`;
+  }
+  if (error.keyword === "not" && /entrypoint|context|agents|skills|fixed|learnable/.test(at)) {
+    return `${at}: path must be relative and stay inside the adapter (no '..', no absolute path, no backslash)`;
+  }
+  return `${at}: ${error.message ?? error.keyword}`;
+}
+
+/** Strict `X.Y.Z`, compatible iff the major equals hermit's. */
+export function negotiateContract(contract: unknown, file: string): void {
+  const text = String(contract);
+  const match = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(text);
+  if (!match || typeof contract !== "string") {
+    throw new HermitError(
+      "CONTRACT_VERSION",
+      `${file}: contract '${text}' is not a strict X.Y.Z version (for example ${CONTRACT_VERSION})`,
+      { path: file, contract: text },
+    );
+  }
+  const ours = CONTRACT_VERSION.split(".")[0];
+  if (match[1] !== ours) {
+    throw new HermitError(
+      "CONTRACT_MAJOR",
+      `${file}: adapter contract ${text} is not compatible with hermit's contract ${CONTRACT_VERSION}: ` +
+        `the major versions must match (${match[1]} ≠ ${ours})`,
+      { path: file, contract: text, supported: CONTRACT_VERSION },
+    );
+  }
+}
+
+/** Validate already-parsed manifest data; `file` names it in errors. */
+export function validateManifest(data: unknown, file: string): Manifest {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new HermitError("MANIFEST_INVALID", `${file}: must be a YAML mapping`, { path: file });
+  }
+  if ("contract" in data) negotiateContract((data as { contract: unknown }).contract, file);
+  if (!validateManifestShape(data)) {
+    const problems = (validateManifestShape.errors ?? []).map(describeSchemaError);
+    throw new HermitError("MANIFEST_INVALID", `${file}: ${[...new Set(problems)].join("; ")}`, {
+      path: file,
+      problems,
+    });
+  }
+  return data;
+}
+
+/** Parse and validate the text of an `adapter.yaml`. */
+export function parseManifest(text: string, file: string): Manifest {
+  return validateManifest(parseYaml(text, file), file);
+}
+
+/** Split `file:function`. The schema has already vetted the shape. */
+export function parseEntrypoint(spec: string): Entrypoint {
+  const colon = spec.lastIndexOf(":");
+  return { file: spec.slice(0, colon), function: spec.slice(colon + 1) };
+}
+
+/** Where the manifest says the context lives (ADAPTER.md unless `exports.context` says otherwise). */
+export function contextPath(manifest: Manifest): string {
+  return manifest.exports?.context ?? CONTEXT_FILE;
+}
+
+/** Manifest sections a candidate may not change. */
+export const FIXED_SECTIONS = ["template", "exports", "structure", "check", "evolver_tools"] as const;

@@ -1,0 +1,198 @@
+/**
+ * Reading an adapter directory into the model of `types.ts`. `inspectAdapter` collects every
+ * problem (the spec check reports them); `readAdapter` refuses an adapter with any.
+ */
+import { HermitError } from "../errors.js";
+import { LIMITS, assertDirectory, hashTree, readAdapterText, unsafePathReason, walkTree, type Tree } from "./files.js";
+import { CONTEXT_FILE, MANIFEST_FILE, contextPath, parseEntrypoint, parseManifest } from "./manifest.js";
+import { toolSchemaProblem } from "./json-schema.js";
+import { loadExport } from "./module-loader.js";
+import { parseAgent, parseSkill } from "./rules.js";
+import type { Adapter, AgentDefinition, Manifest, Problem, SkillDefinition, ToolDefinition } from "./types.js";
+
+export interface Inspection {
+  /** Undefined only when the manifest itself could not be read. */
+  adapter?: Adapter;
+  tree: Tree;
+  problems: Problem[];
+}
+
+export interface InspectOptions {
+  /** Call `exports.agents.exporter` (runs adapter code). Default true. */
+  runExporters?: boolean;
+}
+
+/** Read the manifest; malformed YAML, schema errors and contract mismatches throw HermitError (exit 2). */
+export async function readManifest(root: string): Promise<Manifest> {
+  await assertDirectory(root, "adapter");
+  const file = `${root}/${MANIFEST_FILE}`;
+  const text = await readAdapterText(root, MANIFEST_FILE, LIMITS.manifestBytes);
+  return parseManifest(text, file);
+}
+
+export async function inspectAdapter(root: string, options: InspectOptions = {}): Promise<Inspection> {
+  const manifest = await readManifest(root);
+  const tree = await walkTree(root);
+  const problems: Problem[] = [...tree.problems];
+  const present = new Set(tree.files.map((file) => file.path));
+  const report = (path: string, check: string, problem: string) => problems.push({ path, check, problem });
+
+  const context = await readContext(root, manifest, report);
+  const agents = await readAgents(root, manifest, tree, report, options.runExporters ?? true);
+  const skills = await readSkills(root, manifest, tree, report);
+  const tools = readTools(manifest, present, report);
+  const sourceHash = await hashTree(root, tree.files);
+  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, problems };
+}
+
+/** Read an adapter for use (deploy, serve, train); any problem is an error naming the file. */
+export async function readAdapter(root: string, options: InspectOptions = {}): Promise<Adapter> {
+  const { adapter, problems } = await inspectAdapter(root, options);
+  if (problems.length > 0 || !adapter) {
+    const lines = problems.map((p) => `${p.path}: ${p.problem} (${p.check})`);
+    throw new HermitError("ADAPTER_INVALID", `${root}: adapter is invalid:\n  ${lines.join("\n  ")}`, {
+      path: root,
+      issues: problems,
+    });
+  }
+  return adapter;
+}
+
+type Report = (path: string, check: string, problem: string) => void;
+
+async function readText(root: string, path: string, report: Report, check: string): Promise<string | undefined> {
+  try {
+    return await readAdapterText(root, path);
+  } catch (error) {
+    if (error instanceof HermitError) {
+      report(path, error.code === "INPUT_NOT_FOUND" ? "required" : check, error.message.replace(/^.*?: /, ""));
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function readContext(root: string, manifest: Manifest, report: Report) {
+  const path = contextPath(manifest);
+  const text = (await readText(root, path, report, "load")) ?? "";
+  if (path !== CONTEXT_FILE) await readText(root, CONTEXT_FILE, report, "load");
+  return { sourcePath: path, text };
+}
+
+async function readAgents(root: string, manifest: Manifest, tree: Tree, report: Report, runExporters: boolean) {
+  const spec = manifest.exports?.agents;
+  if (spec === undefined) return [];
+  if (typeof spec === "object") return runExporters ? await exportAgents(root, spec.exporter, report) : [];
+  const agents: AgentDefinition[] = [];
+  const inFolder = tree.files.filter((f) => f.path.startsWith(`${spec}/`) && f.path.endsWith(".md"));
+  for (const file of inFolder) {
+    if (file.path.slice(spec.length + 1).includes("/")) continue; // one agent per file, directly in the folder
+    const text = await readText(root, file.path, report, "load");
+    if (text === undefined) continue;
+    try {
+      const parsed = parseAgent(text, file.path);
+      if (Array.isArray(parsed)) parsed.forEach((problem) => report(file.path, "format", problem));
+      else agents.push({ ...parsed, sourcePath: file.path });
+    } catch (error) {
+      reportHermit(error, file.path, report);
+    }
+  }
+  return withoutDuplicates(agents, "agent", report);
+}
+
+async function exportAgents(root: string, exporter: string, report: Report): Promise<AgentDefinition[]> {
+  const entry = parseEntrypoint(exporter);
+  try {
+    const list = (await loadExport(root, entry))();
+    const values = (await list) as unknown;
+    if (!Array.isArray(values)) throw new Error("did not return an array");
+    const agents: AgentDefinition[] = [];
+    for (const [index, value] of values.entries()) {
+      const item = value as Partial<AgentDefinition> & { instructions?: string };
+      const body = item.body ?? item.instructions ?? "";
+      if (typeof item.name !== "string" || typeof item.description !== "string" || !body.trim()) {
+        report(entry.file, "load", `agent ${index} from ${exporter} needs name, description and body`);
+        continue;
+      }
+      agents.push({ name: item.name, description: item.description, body, frontmatter: {}, sourcePath: entry.file });
+    }
+    return withoutDuplicates(agents, "agent", report);
+  } catch (error) {
+    report(entry.file, "load", `agent exporter ${exporter} failed: ${(error as Error).message}`);
+    return [];
+  }
+}
+
+async function readSkills(root: string, manifest: Manifest, tree: Tree, report: Report) {
+  const folder = manifest.exports?.skills;
+  if (folder === undefined) return [];
+  const byName = new Map<string, string[]>();
+  for (const file of tree.files) {
+    if (!file.path.startsWith(`${folder}/`)) continue;
+    const rest = file.path.slice(folder.length + 1);
+    const slash = rest.indexOf("/");
+    if (slash === -1) {
+      report(file.path, "format", `files directly in '${folder}/' are not skills; put each skill in its own folder`);
+      continue;
+    }
+    const name = rest.slice(0, slash);
+    byName.set(name, [...(byName.get(name) ?? []), rest.slice(slash + 1)]);
+  }
+  const skills: SkillDefinition[] = [];
+  for (const [folderName, files] of byName) {
+    const dir = `${folder}/${folderName}`;
+    const skillFile = `${dir}/SKILL.md`;
+    if (!files.includes("SKILL.md")) {
+      report(skillFile, "required", "skill folder has no SKILL.md");
+      continue;
+    }
+    const text = await readText(root, skillFile, report, "load");
+    if (text === undefined) continue;
+    try {
+      const parsed = parseSkill(text, skillFile, folderName);
+      if (Array.isArray(parsed)) parsed.forEach((problem) => report(skillFile, "format", problem));
+      else skills.push({ ...parsed, dir, files: files.sort(), sourcePath: skillFile });
+    } catch (error) {
+      reportHermit(error, skillFile, report);
+    }
+  }
+  return skills.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+function readTools(manifest: Manifest, present: Set<string>, report: Report): ToolDefinition[] {
+  const tools: ToolDefinition[] = [];
+  for (const [index, declaration] of (manifest.exports?.tools ?? []).entries()) {
+    const where = `${MANIFEST_FILE}#exports.tools[${index}]`;
+    const entry = parseEntrypoint(declaration.entrypoint);
+    const unsafe = unsafePathReason(entry.file);
+    if (unsafe) {
+      report(where, "path", `tool '${declaration.name}': entrypoint file ${unsafe}`);
+      continue;
+    }
+    if (!present.has(entry.file)) {
+      report(entry.file, "load", `tool '${declaration.name}': entrypoint file ${entry.file} not found`);
+    }
+    for (const which of ["input_schema", "output_schema"] as const) {
+      const schema = declaration[which];
+      const problem = schema === undefined && which === "output_schema" ? undefined : toolSchemaProblem(schema, which);
+      if (problem) report(where, "load", `tool '${declaration.name}': ${problem}`);
+    }
+    tools.push({ ...declaration, entry, sourcePath: MANIFEST_FILE });
+  }
+  return withoutDuplicates(tools, "tool", report);
+}
+
+function withoutDuplicates<T extends { name: string; sourcePath: string }>(items: T[], kind: string, report: Report): T[] {
+  const seen = new Map<string, T>();
+  for (const item of items) {
+    const first = seen.get(item.name);
+    if (first) report(item.sourcePath, "format", `duplicate ${kind} name '${item.name}' (also in ${first.sourcePath})`);
+    else seen.set(item.name, item);
+  }
+  return [...seen.values()];
+}
+
+function reportHermit(error: unknown, path: string, report: Report): void {
+  if (!(error instanceof HermitError)) throw error;
+  report(path, "format", error.message.replace(/^.*?: /, ""));
+}

@@ -1,0 +1,67 @@
+/**
+ * One error base for every failure a user can act on. `code` is stable (tools and tests
+ * branch on it), `message` is for people, `data` names the file or item involved.
+ * Only the CLI entry turns these into exit codes.
+ */
+
+/** Exit codes, DESIGN.md section 8. */
+export const ExitCode = {
+  ok: 0,
+  problems: 1,
+  input: 2,
+  drift: 3,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Stable error codes. The exit code each maps to is fixed here, in one place. */
+export const ErrorCodes = {
+  USAGE: ExitCode.input,
+  INPUT_NOT_FOUND: ExitCode.input,
+  INPUT_UNREADABLE: ExitCode.input,
+  INPUT_TOO_LARGE: ExitCode.input,
+  INPUT_NOT_UTF8: ExitCode.input,
+  YAML_SYNTAX: ExitCode.input,
+  YAML_UNSAFE: ExitCode.input,
+  MANIFEST_INVALID: ExitCode.input,
+  CONTRACT_VERSION: ExitCode.input,
+  CONTRACT_MAJOR: ExitCode.input,
+  PATH_UNSAFE: ExitCode.input,
+  ADAPTER_INVALID: ExitCode.input,
+  PLUGIN_INVALID: ExitCode.input,
+  HOST_UNKNOWN: ExitCode.input,
+  HOST_UNSUPPORTED: ExitCode.input,
+  HOST_NOT_INSTALLED: ExitCode.input,
+  WORKSPACE_INVALID: ExitCode.input,
+  WORKSPACE_LOCKED: ExitCode.input,
+  RUN_INVALID: ExitCode.input,
+  RUN_LOCKED: ExitCode.input,
+  DRIFT: ExitCode.drift,
+  TOOL_UNKNOWN: ExitCode.input,
+  SANDBOX_UNAVAILABLE: ExitCode.input,
+} as const;
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export class HermitError extends Error {
+  override readonly name = "HermitError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  get exitCode(): ExitCode {
+    return ErrorCodes[this.code];
+  }
+}
+
+export function isHermitError(error: unknown): error is HermitError {
+  return error instanceof HermitError;
+}
+
+/** The message of anything thrown, for reports that must not crash on odd values. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : JSON.stringify(error) ?? String(error);
+}
