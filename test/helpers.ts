@@ -1,4 +1,5 @@
 /** Test utilities: temp directories built from file trees, and reading them back. */
+import { findBwrap } from "../src/spec/sandbox.js";
 import { mkdtemp, mkdir, readFile, readdir, rm, symlink, writeFile, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -59,3 +60,11 @@ export async function readTree(dir: string): Promise<Record<string, string>> {
   await walk(dir);
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
+
+/** What the spec check reports about isolation on this machine (bwrap is installed by .ci/run). */
+
+export const hasBwrap = findBwrap() !== undefined;
+export const expectedIsolation = hasBwrap ? "bwrap" : "none";
+export const isolationText = hasBwrap
+  ? "ran without network (bwrap)"
+  : "ran WITHOUT network isolation (bwrap not found)";

@@ -60,37 +60,63 @@ export async function walkTree(root: string): Promise<Tree> {
   const realRoot = await realpath(root);
   const files: TreeFile[] = [];
   const problems: Problem[] = [];
-  const pending = [""];
+  let pending = [""];
   while (pending.length > 0) {
-    const dir = pending.pop()!;
-    const entries = await readdir(join(realRoot, dir), { withFileTypes: true });
-    for (const entry of entries) {
-      const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (!IGNORED_DIRS.has(entry.name)) pending.push(rel);
-      } else if (entry.isFile()) {
-        files.push({ path: rel, size: (await lstat(join(realRoot, rel))).size });
-      } else if (entry.isSymbolicLink()) {
-        const target = await realpath(join(realRoot, rel)).catch(() => undefined);
-        if (target === undefined) {
-          problems.push({ path: rel, check: "path", problem: "symlink is broken" });
-        } else if (!isInside(realRoot, target)) {
-          problems.push({ path: rel, check: "path", problem: "symlink leaves the adapter" });
-        } else {
-          const info = await stat(target);
-          if (info.isFile()) files.push({ path: rel, size: info.size });
-          else problems.push({ path: rel, check: "path", problem: "symlink to a folder is not allowed" });
+    const next: string[] = [];
+    // One level at a time, every entry of the level in parallel.
+    await Promise.all(
+      pending.map(async (dir) => {
+        const entries = await readdir(join(realRoot, dir), { withFileTypes: true });
+        await Promise.all(
+          entries.map(async (entry) => {
+            const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+            if (entry.isDirectory()) {
+              if (!IGNORED_DIRS.has(entry.name)) next.push(rel);
+            } else if (entry.isFile()) {
+              files.push({ path: rel, size: (await lstat(join(realRoot, rel))).size });
+            } else if (entry.isSymbolicLink()) {
+              const found = await followLink(realRoot, rel);
+              if ("size" in found) files.push(found);
+              else problems.push(found);
+            } else {
+              problems.push({ path: rel, check: "path", problem: "is not a regular file" });
+            }
+          }),
+        );
+        if (files.length > LIMITS.files) {
+          throw new HermitError("INPUT_TOO_LARGE", `${root}: more than ${LIMITS.files} files`, { path: root });
         }
-      } else {
-        problems.push({ path: rel, check: "path", problem: "is not a regular file" });
-      }
-      if (files.length > LIMITS.files) {
-        throw new HermitError("INPUT_TOO_LARGE", `${root}: more than ${LIMITS.files} files`, { path: root });
-      }
-    }
+      }),
+    );
+    pending = next;
   }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, problems };
+  const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return { files: files.sort(byPath), problems: problems.sort(byPath) };
+}
+
+async function followLink(realRoot: string, rel: string): Promise<TreeFile | Problem> {
+  const target = await realpath(join(realRoot, rel)).catch(() => undefined);
+  if (target === undefined) return { path: rel, check: "path", problem: "symlink is broken" };
+  if (!isInside(realRoot, target)) return { path: rel, check: "path", problem: "symlink leaves the adapter" };
+  const info = await stat(target);
+  if (!info.isFile()) return { path: rel, check: "path", problem: "symlink to a folder is not allowed" };
+  return { path: rel, size: info.size };
+}
+
+/**
+ * The bytes of every file of a tree (files over `LIMITS.fileBytes` are left out), read once
+ * and in parallel. Only paths `walkTree` returned are read, so no read leaves the adapter.
+ */
+export async function readTreeBytes(root: string, files: TreeFile[]): Promise<Map<string, Buffer>> {
+  const bytes = new Map<string, Buffer>();
+  const readable = files.filter((file) => file.size <= LIMITS.fileBytes);
+  const batch = 64;
+  for (let i = 0; i < readable.length; i += batch) {
+    await Promise.all(
+      readable.slice(i, i + batch).map(async (file) => bytes.set(file.path, await readFile(join(root, file.path)))),
+    );
+  }
+  return bytes;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -154,12 +180,12 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /** sha256 over the sorted (path, bytes) pairs of a tree; CRLF in text files counts as LF. */
-export async function hashTree(root: string, files: TreeFile[]): Promise<string> {
+export function hashTree(files: TreeFile[], bytes: ReadonlyMap<string, Buffer>): string {
   const hash = createHash("sha256");
   for (const file of files) {
-    const bytes = await readFile(join(root, file.path));
-    const text = decodeUtf8(bytes);
-    hash.update(file.path).update("\0").update(text === undefined ? bytes : normalizeEol(text)).update("\0");
+    const data = bytes.get(file.path);
+    const text = data === undefined ? undefined : decodeUtf8(data);
+    hash.update(file.path).update("\0").update(text === undefined ? (data ?? `size:${file.size}`) : normalizeEol(text)).update("\0");
   }
   return hash.digest("hex");
 }

@@ -3,7 +3,17 @@
  * problem (the spec check reports them); `readAdapter` refuses an adapter with any.
  */
 import { HermitError } from "../errors.js";
-import { LIMITS, assertDirectory, hashTree, readAdapterText, unsafePathReason, walkTree, type Tree } from "./files.js";
+import {
+  LIMITS,
+  assertDirectory,
+  decodeUtf8,
+  hashTree,
+  readAdapterText,
+  readTreeBytes,
+  unsafePathReason,
+  walkTree,
+  type Tree,
+} from "./files.js";
 import { CONTEXT_FILE, MANIFEST_FILE, contextPath, parseEntrypoint, parseManifest } from "./manifest.js";
 import { toolSchemaProblem } from "./json-schema.js";
 import { loadExport } from "./module-loader.js";
@@ -11,9 +21,10 @@ import { parseAgent, parseSkill } from "./rules.js";
 import type { Adapter, AgentDefinition, Manifest, Problem, SkillDefinition, ToolDefinition } from "./types.js";
 
 export interface Inspection {
-  /** Undefined only when the manifest itself could not be read. */
-  adapter?: Adapter;
+  adapter: Adapter;
   tree: Tree;
+  /** The bytes of every file of the tree, read once. */
+  bytes: ReadonlyMap<string, Buffer>;
   problems: Problem[];
 }
 
@@ -33,22 +44,24 @@ export async function readManifest(root: string): Promise<Manifest> {
 export async function inspectAdapter(root: string, options: InspectOptions = {}): Promise<Inspection> {
   const manifest = await readManifest(root);
   const tree = await walkTree(root);
+  const bytes = await readTreeBytes(root, tree.files);
   const problems: Problem[] = [...tree.problems];
   const present = new Set(tree.files.map((file) => file.path));
   const report = (path: string, check: string, problem: string) => problems.push({ path, check, problem });
+  const files: Files = { root, bytes, present, report };
 
-  const context = await readContext(root, manifest, report);
-  const agents = await readAgents(root, manifest, tree, report, options.runExporters ?? true);
-  const skills = await readSkills(root, manifest, tree, report);
+  const context = readContext(files, manifest);
+  const agents = await readAgents(files, manifest, tree, options.runExporters ?? true);
+  const skills = readSkills(files, manifest, tree);
   const tools = readTools(manifest, present, report);
-  const sourceHash = await hashTree(root, tree.files);
-  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, problems };
+  const sourceHash = hashTree(tree.files, bytes);
+  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, bytes, problems };
 }
 
 /** Read an adapter for use (deploy, serve, train); any problem is an error naming the file. */
 export async function readAdapter(root: string, options: InspectOptions = {}): Promise<Adapter> {
   const { adapter, problems } = await inspectAdapter(root, options);
-  if (problems.length > 0 || !adapter) {
+  if (problems.length > 0) {
     const lines = problems.map((p) => `${p.path}: ${p.problem} (${p.check})`);
     throw new HermitError("ADAPTER_INVALID", `${root}: adapter is invalid:\n  ${lines.join("\n  ")}`, {
       path: root,
@@ -60,44 +73,60 @@ export async function readAdapter(root: string, options: InspectOptions = {}): P
 
 type Report = (path: string, check: string, problem: string) => void;
 
-async function readText(root: string, path: string, report: Report, check: string): Promise<string | undefined> {
-  try {
-    return await readAdapterText(root, path);
-  } catch (error) {
-    if (error instanceof HermitError) {
-      report(path, error.code === "INPUT_NOT_FOUND" ? "required" : check, error.message.replace(/^.*?: /, ""));
-      return undefined;
-    }
-    throw error;
-  }
+interface Files {
+  root: string;
+  bytes: ReadonlyMap<string, Buffer>;
+  present: ReadonlySet<string>;
+  report: Report;
 }
 
-async function readContext(root: string, manifest: Manifest, report: Report) {
+/** The text of a file of the tree, or undefined (reported) when missing, too large or not UTF-8. */
+function readText(files: Files, path: string, check: string): string | undefined {
+  const unsafe = unsafePathReason(path);
+  if (unsafe) {
+    files.report(path, "path", `path ${unsafe}`);
+    return undefined;
+  }
+  if (!files.present.has(path)) {
+    files.report(path, "required", "file not found");
+    return undefined;
+  }
+  const data = files.bytes.get(path);
+  if (data === undefined) {
+    files.report(path, check, `over the limit of ${LIMITS.fileBytes} bytes`);
+    return undefined;
+  }
+  const text = decodeUtf8(data);
+  if (text === undefined) files.report(path, check, "not valid UTF-8");
+  return text;
+}
+
+function readContext(files: Files, manifest: Manifest) {
   const path = contextPath(manifest);
-  const text = (await readText(root, path, report, "load")) ?? "";
-  if (path !== CONTEXT_FILE) await readText(root, CONTEXT_FILE, report, "load");
+  const text = readText(files, path, "load") ?? "";
+  if (path !== CONTEXT_FILE) readText(files, CONTEXT_FILE, "load");
   return { sourcePath: path, text };
 }
 
-async function readAgents(root: string, manifest: Manifest, tree: Tree, report: Report, runExporters: boolean) {
+async function readAgents(files: Files, manifest: Manifest, tree: Tree, runExporters: boolean) {
   const spec = manifest.exports?.agents;
   if (spec === undefined) return [];
-  if (typeof spec === "object") return runExporters ? await exportAgents(root, spec.exporter, report) : [];
+  if (typeof spec === "object") return runExporters ? await exportAgents(files.root, spec.exporter, files.report) : [];
   const agents: AgentDefinition[] = [];
   const inFolder = tree.files.filter((f) => f.path.startsWith(`${spec}/`) && f.path.endsWith(".md"));
   for (const file of inFolder) {
     if (file.path.slice(spec.length + 1).includes("/")) continue; // one agent per file, directly in the folder
-    const text = await readText(root, file.path, report, "load");
+    const text = readText(files, file.path, "load");
     if (text === undefined) continue;
     try {
       const parsed = parseAgent(text, file.path);
-      if (Array.isArray(parsed)) parsed.forEach((problem) => report(file.path, "format", problem));
+      if (Array.isArray(parsed)) parsed.forEach((problem) => files.report(file.path, "format", problem));
       else agents.push({ ...parsed, sourcePath: file.path });
     } catch (error) {
-      reportHermit(error, file.path, report);
+      reportHermit(error, file.path, files.report);
     }
   }
-  return withoutDuplicates(agents, "agent", report);
+  return withoutDuplicates(agents, "agent", files.report);
 }
 
 async function exportAgents(root: string, exporter: string, report: Report): Promise<AgentDefinition[]> {
@@ -123,7 +152,8 @@ async function exportAgents(root: string, exporter: string, report: Report): Pro
   }
 }
 
-async function readSkills(root: string, manifest: Manifest, tree: Tree, report: Report) {
+function readSkills(files: Files, manifest: Manifest, tree: Tree) {
+  const report = files.report;
   const folder = manifest.exports?.skills;
   if (folder === undefined) return [];
   const byName = new Map<string, string[]>();
@@ -139,19 +169,19 @@ async function readSkills(root: string, manifest: Manifest, tree: Tree, report: 
     byName.set(name, [...(byName.get(name) ?? []), rest.slice(slash + 1)]);
   }
   const skills: SkillDefinition[] = [];
-  for (const [folderName, files] of byName) {
+  for (const [folderName, skillFiles] of byName) {
     const dir = `${folder}/${folderName}`;
     const skillFile = `${dir}/SKILL.md`;
-    if (!files.includes("SKILL.md")) {
+    if (!skillFiles.includes("SKILL.md")) {
       report(skillFile, "required", "skill folder has no SKILL.md");
       continue;
     }
-    const text = await readText(root, skillFile, report, "load");
+    const text = readText(files, skillFile, "load");
     if (text === undefined) continue;
     try {
       const parsed = parseSkill(text, skillFile, folderName);
       if (Array.isArray(parsed)) parsed.forEach((problem) => report(skillFile, "format", problem));
-      else skills.push({ ...parsed, dir, files: files.sort(), sourcePath: skillFile });
+      else skills.push({ ...parsed, dir, files: skillFiles.sort(), sourcePath: skillFile });
     } catch (error) {
       reportHermit(error, skillFile, report);
     }

@@ -10,7 +10,7 @@ import { inspectAdapter, readManifest, type Inspection } from "../adapter/read.j
 import type { Manifest } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
 import { runLoadCheck } from "./load-check.js";
-import { rules, uniqueIssues, type SpecFacts } from "./rules.js";
+import { fixedMatch, rules, uniqueIssues, type SpecFacts } from "./rules.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
 
 export async function checkSpec(adapterPath: string, rootPath: string, options: CheckOptions = {}): Promise<SpecResult> {
@@ -25,45 +25,42 @@ export async function checkSpec(adapterPath: string, rootPath: string, options: 
     const problem = error.message.startsWith(adapterPath) ? error.message.slice(error.message.indexOf(": ") + 2) : error.message;
     return { passed: false, issues: [{ path: MANIFEST_FILE, check: "manifest", problem }], isolation: "not-run" };
   }
-  const adapter = inspection.adapter!;
+  const adapter = inspection.adapter;
   const rootTree = await walkTree(rootPath);
-  const facts = await gatherFacts(adapterPath, rootPath, inspection, rootManifest, new Set(rootTree.files.map((f) => f.path)));
+  const facts = await gatherFacts(rootPath, inspection, rootManifest, new Set(rootTree.files.map((f) => f.path)));
 
   const issues: Issue[] = [...inspection.problems];
   for (const rule of rules) issues.push(...rule(facts));
-  const load = await runLoadCheck(adapter, { path: rootPath, manifest: rootManifest }, options);
+  const load = await runLoadCheck(adapter, { path: rootPath, manifest: rootManifest }, options, facts.candidate.sizes);
   issues.push(...load.issues);
   const unique = uniqueIssues(issues);
   return { passed: unique.length === 0, issues: unique, isolation: load.isolation };
 }
 
 async function gatherFacts(
-  adapterPath: string,
   rootPath: string,
   inspection: Inspection,
   rootManifest: Manifest,
   rootFiles: Set<string>,
 ): Promise<SpecFacts> {
   const sizes = new Map(inspection.tree.files.map((file) => [file.path, file.size]));
-  const bytes = new Map<string, Buffer>();
   const equal = new Map<string, boolean>();
-  // Only what the rules ask for is read: fixed files against the root, formatted files as text.
-  const read = async (path: string) => bytes.get(path) ?? bytes.set(path, await readFile(join(adapterPath, path))).get(path)!;
-  for (const path of sizes.keys()) {
-    if (rootFiles.has(path)) {
-      const [ours, theirs] = await Promise.all([read(path), readFile(join(rootPath, path))]);
-      equal.set(path, ours.equals(theirs));
-    }
-  }
-  const learnable = rootManifest.structure?.learnable ?? [];
-  const needsText = learnable.some((rule) => rule.format && rule.format !== "any");
-  if (needsText) for (const path of sizes.keys()) if ((sizes.get(path) ?? 0) <= 8 * 1024 * 1024) await read(path);
+  // Only fixed files are compared with the root.
+  const isFixed = fixedMatch(rootManifest);
+  await Promise.all(
+    [...sizes.keys()]
+      .filter((path) => rootFiles.has(path) && isFixed(path))
+      .map(async (path) => {
+        const ours = inspection.bytes.get(path);
+        equal.set(path, ours !== undefined && ours.equals(await readFile(join(rootPath, path))));
+      }),
+  );
   return {
     candidate: {
-      manifest: inspection.adapter!.manifest,
+      manifest: inspection.adapter.manifest,
       sizes,
       text: (path) => {
-        const data = bytes.get(path);
+        const data = inspection.bytes.get(path);
         return data === undefined ? undefined : decodeUtf8(data);
       },
       equalsRoot: (path) => equal.get(path) ?? false,

@@ -25,11 +25,13 @@ export async function runLoadCheck(
   adapter: Adapter,
   root: { path: string; manifest: Manifest },
   options: { timeoutMs?: number; isolate?: boolean },
+  present: { has(path: string): boolean },
 ): Promise<LoadCheckResult> {
   const request: ChildRequest = {
     adapter: adapter.root,
     root: root.path,
-    tools: adapter.tools.map((tool) => ({ name: tool.name, entry: tool.entry })),
+    // A missing entrypoint file was already reported by the reader.
+    tools: adapter.tools.filter((tool) => present.has(tool.entry.file)).map((tool) => ({ name: tool.name, entry: tool.entry })),
     check: root.manifest.check ? parseEntrypoint(root.manifest.check) : undefined,
   };
   if (request.tools.length === 0 && !request.check) return { issues: [], isolation: "not-run" };

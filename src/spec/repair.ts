@@ -44,9 +44,9 @@ export function planRepair(issues: Issue[], facts: RepairFacts): RepairAction[] 
   const add = (action: RepairAction) => {
     if (!actions.has(action.path)) actions.set(action.path, action);
   };
+  // A learnable file goes back to its accepted state; one the accepted version lacked goes away.
   const restoreOrDelete = (path: string) => {
     if (facts.previousFiles.has(path)) add({ op: "restore", path, from: "previous" });
-    else if (facts.rootFiles.has(path)) add({ op: "restore", path, from: "root" });
     else if (facts.candidateFiles.has(path)) add({ op: "delete", path });
   };
   for (const issue of issues) {
@@ -58,6 +58,9 @@ export function planRepair(issues: Issue[], facts: RepairFacts): RepairAction[] 
     } else if (issue.check === "fixed") {
       if (facts.rootFiles.has(file)) add({ op: "restore", path: file, from: "root" });
       else add({ op: "delete", path: file });
+    } else if (issue.check === "required") {
+      if (facts.previousFiles.has(file)) add({ op: "restore", path: file, from: "previous" });
+      else if (facts.rootFiles.has(file)) add({ op: "restore", path: file, from: "root" });
     } else if (issue.check === "undeclared") {
       add({ op: "delete", path: file });
     } else if (issue.check === "count") {

@@ -28,8 +28,8 @@ export type Rule = (facts: SpecFacts) => Issue[];
 
 const matcher = (pattern: string) => picomatch(pattern, { dot: true });
 
-/** The files under `fixed` patterns, in root and candidate. */
-function fixedMatch(manifest: Manifest): (path: string) => boolean {
+/** Whether a path is fixed by the manifest: under a `fixed` pattern, or the custom checker. */
+export function fixedMatch(manifest: Manifest): (path: string) => boolean {
   const patterns = [...(manifest.structure?.fixed ?? [])];
   if (manifest.check) patterns.push(manifest.check.slice(0, manifest.check.lastIndexOf(":")));
   const matchers = patterns.map(matcher);
