@@ -1,0 +1,198 @@
+/**
+ * `hermit deploy`, `status`, `undeploy`, `convert`: flags in, library call, formatted result
+ * out. The work is in `src/deploy/`.
+ */
+import type { Command } from "commander";
+import { ExitCode, HermitError } from "../../errors.js";
+import type { DeployResult } from "../../deploy/deploy.js";
+import type { WorkspaceStatus } from "../../deploy/status.js";
+import type { CommandResult } from "../output.js";
+import type { CommandRegistration } from "../program.js";
+
+const HOST_LIST = "codex, claude-code, pi, opencode, gemini";
+
+/** In --json mode a refusal is still one JSON document on stdout (and a line on stderr). */
+async function guarded(json: boolean, action: () => Promise<CommandResult>): Promise<CommandResult> {
+  try {
+    return await action();
+  } catch (error) {
+    if (!json || !(error instanceof HermitError)) throw error;
+    process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
+    return { exitCode: error.exitCode, json: { error: { code: error.code, message: error.message, ...error.data } } };
+  }
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? `${text} ` : text.padEnd(width);
+}
+
+function actionLines(result: DeployResult): string[] {
+  return result.actions.map((action) => {
+    const notes = [...(action.intent === "block" ? ["managed block"] : []), ...(action.note ? [action.note] : [])];
+    return `  ${pad(action.action, 11)}${action.path}${notes.length > 0 ? `  (${notes.join("; ")})` : ""}`;
+  });
+}
+
+function counts(result: DeployResult): string {
+  const tally = new Map<string, number>();
+  for (const action of result.actions) tally.set(action.action, (tally.get(action.action) ?? 0) + 1);
+  return [...tally].map(([action, count]) => `${count} ${action}`).join(", ");
+}
+
+/** The human report of a deploy: what happened per file, capabilities, notes, activation steps. */
+export function formatDeploy(result: DeployResult): string {
+  const report = result.report;
+  const lines: string[] = [];
+  const what = report ? `${report.adapter.name} ${report.adapter.version} → ${result.host}` : result.host;
+  if (result.dryRun) lines.push(`Plan for ${what} in ${result.workspace} (dry run: nothing written)`);
+  else if (!result.changed) lines.push(`${what} in ${result.workspace} is up to date: nothing written`);
+  else lines.push(`Deployed ${what} in ${result.workspace}`);
+  lines.push(...actionLines(result), `  ${counts(result)}`);
+  if (result.forced.length > 0) {
+    lines.push("", "Overwritten with --force:");
+    lines.push(...result.forced.map((issue) => `  ${issue.path}${issue.line ? `:${issue.line}` : ""}: ${issue.problem}`));
+  }
+  if (!report) return lines.join("\n");
+  lines.push("", `Capabilities (${report.host}, declaration v${report.capabilities.version}, ${report.capabilities.hostVersion}):`);
+  for (const [kind, capability] of Object.entries(report.capabilities.exports)) {
+    const items = kind === "context" ? [report.exports.context] : report.exports[kind as "skills" | "agents" | "tools"];
+    if (items.length === 0) continue;
+    lines.push(`  ${pad(kind, 9)}${pad(capability.level, 13)}${pad(`(${capability.evidence})`, 12)}${capability.location}: ${items.join(", ")}`);
+    if (capability.level !== "guaranteed" && capability.reason) lines.push(`           why: ${capability.reason}`);
+  }
+  if (report.notes.length > 0) {
+    lines.push("", "Notes:", ...report.notes.map((note) => `  - ${note.item}: ${note.note}`));
+  }
+  if (report.activation.length > 0) {
+    lines.push("", "Activation steps (hermit never edits your global configuration; do these yourself):");
+    report.activation.forEach((step, index) => {
+      lines.push(`  ${index + 1}. ${step.summary}`);
+      lines.push(step.file ? `     ${step.file}:` : "     run:");
+      lines.push(...step.snippet.trimEnd().split("\n").map((line) => `       ${line}`));
+    });
+  }
+  return lines.join("\n");
+}
+
+/** The human report of `hermit status`. */
+export function formatStatus(status: WorkspaceStatus): string {
+  const lines = [`${status.workspace}: ${status.host} workspace of ${status.adapter.name} ${status.adapter.version} (hermit ${status.hermitVersion})`];
+  for (const file of status.files) {
+    const problems = file.problems.map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.problem}`).join("; ");
+    const header = file.header === "edited" ? " [ownership header: content no longer matches its hash]" : "";
+    lines.push(`  ${pad(file.condition, 10)}${file.path}${problems ? `: ${problems}` : ""}${header}`);
+  }
+  const source =
+    status.adapterChanged === null
+      ? `adapter ${status.adapter.path}: not readable`
+      : status.adapterChanged
+        ? `adapter ${status.adapter.path}: changed since the deploy (redeploy to update)`
+        : `adapter ${status.adapter.path}: unchanged since the deploy`;
+  lines.push(source);
+  lines.push(
+    status.clean
+      ? "clean: no drift"
+      : `drift in ${new Set(status.drift.map((issue) => issue.path)).size} file(s): deploy refuses until repaired (or --force for hand edits)`,
+  );
+  return lines.join("\n");
+}
+
+export const register: CommandRegistration = (program: Command, run) => {
+  program
+    .command("deploy")
+    .description(
+      "Project an adapter into a host's native files in a workspace (instructions block, skills, subagents, MCP entry).\n" +
+        "The workspace must be empty or generated for the same host; a second deploy of the same source writes nothing.\n" +
+        "Exit 0 deployed, 2 bad input or refused export, 3 drift refused (nothing written).",
+    )
+    .requiredOption("--adapter <dir>", "adapter directory")
+    .requiredOption("--workspace <dir>", "workspace directory (created if missing)")
+    .requiredOption("--host <host>", `host: ${HOST_LIST}`)
+    .option("--dry-run", "print the plan and write nothing")
+    .option("--force", "overwrite generated files that were edited by hand (never damaged markers)")
+    .option("--json", "print the result as one JSON document")
+    .action(async (options: { adapter: string; workspace: string; host: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
+      const json = Boolean(options.json);
+      await run(json, () =>
+        guarded(json, async () => {
+          const { resolve } = await import("node:path");
+          const { deploy } = await import("../../deploy/deploy.js");
+          const result = await deploy({
+            adapter: resolve(options.adapter),
+            workspace: resolve(options.workspace),
+            host: options.host,
+            dryRun: options.dryRun,
+            force: options.force,
+          });
+          return { exitCode: ExitCode.ok, json: result, text: formatDeploy(result) };
+        }),
+      );
+    });
+
+  program
+    .command("status")
+    .description(
+      "Report drift in a generated workspace: files edited by hand, deleted, or with damaged markers. Writes nothing.\n" +
+        "Exit 0 clean, 1 drift found, 2 not a hermit workspace, 3 the deployment record itself is damaged.",
+    )
+    .requiredOption("--workspace <dir>", "workspace directory")
+    .option("--json", "print the status as one JSON document")
+    .action(async (options: { workspace: string; json?: boolean }) => {
+      const json = Boolean(options.json);
+      await run(json, () =>
+        guarded(json, async () => {
+          const { resolve } = await import("node:path");
+          const { status } = await import("../../deploy/deploy.js");
+          const result = await status({ workspace: resolve(options.workspace) });
+          return { exitCode: result.clean ? ExitCode.ok : ExitCode.problems, json: result, text: formatStatus(result) };
+        }),
+      );
+    });
+
+  program
+    .command("undeploy")
+    .description(
+      "Remove hermit's projections from a workspace: its files, its managed block (text around it is kept), its record.\n" +
+        "Everything else stays. Exit 0 done, 2 not a hermit workspace, 3 drift refused (nothing removed).",
+    )
+    .requiredOption("--workspace <dir>", "workspace directory")
+    .option("--dry-run", "print what would be removed and remove nothing")
+    .option("--force", "also remove generated files that were edited by hand")
+    .option("--json", "print the result as one JSON document")
+    .action(async (options: { workspace: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
+      const json = Boolean(options.json);
+      await run(json, () =>
+        guarded(json, async () => {
+          const { resolve } = await import("node:path");
+          const { undeploy } = await import("../../deploy/deploy.js");
+          const result = await undeploy({ workspace: resolve(options.workspace), dryRun: options.dryRun, force: options.force });
+          const head = result.dryRun
+            ? `Plan to undeploy ${result.workspace} (dry run: nothing removed)`
+            : `Undeployed ${result.host} projections from ${result.workspace}`;
+          return { exitCode: ExitCode.ok, json: result, text: [head, ...actionLines(result), `  ${counts(result)}`].join("\n") };
+        }),
+      );
+    });
+
+  program
+    .command("convert")
+    .description(
+      "Print an adapter's acting context and tool specs as JSON in an API's tool format (openai: Chat Completions\n" +
+        "function tools; anthropic: Messages tools), for custom pipelines. Exit 0, or 2 on bad input.",
+    )
+    .requiredOption("--adapter <dir>", "adapter directory")
+    .requiredOption("--format <format>", "openai or anthropic")
+    .option("--json", "accepted for symmetry: the output is always JSON")
+    .action(async (options: { adapter: string; format: string; json?: boolean }) => {
+      await run(true, () =>
+        guarded(true, async () => {
+          const { resolve } = await import("node:path");
+          const { readAdapter } = await import("../../adapter/read.js");
+          const { convertAdapter, parseConvertFormat } = await import("../../deploy/convert.js");
+          const format = parseConvertFormat(options.format);
+          const result = convertAdapter(await readAdapter(resolve(options.adapter)), format);
+          return { exitCode: ExitCode.ok, json: result };
+        }),
+      );
+    });
+};

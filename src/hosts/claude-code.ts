@@ -1,0 +1,114 @@
+/**
+ * Claude Code (HOSTS.md §3, §7.4–5): context in CLAUDE.md (with an `@AGENTS.md` line when
+ * the workspace holds an AGENTS.md, since a CLAUDE.md otherwise stops AGENTS.md loading),
+ * skills in `.claude/skills/<name>/` (the folder name is the skill's identity), subagents in
+ * `.claude/agents/<name>.md`, MCP in `.mcp.json`, approved in `.claude/settings.json`.
+ */
+import type { Adapter } from "../adapter/types.js";
+import {
+  configFile,
+  droppedKeys,
+  instructionBlock,
+  jsonText,
+  markdownWithFrontmatter,
+  ownedTextFile,
+  ownershipMeta,
+  serverCommand,
+  skillFiles,
+} from "./render.js";
+import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
+
+/** Subagent frontmatter keys the Claude Code 2.1.328 binary knows (HOSTS.md §3). */
+const AGENT_KEYS: ReadonlySet<string> = new Set([
+  "name",
+  "description",
+  "tools",
+  "disallowedTools",
+  "model",
+  "effort",
+  "permissionMode",
+  "mcpServers",
+  "hooks",
+  "maxTurns",
+  "autoCompactWindow",
+  "skills",
+  "initialPrompt",
+  "memory",
+  "background",
+  "omitClaudeMd",
+  "isolation",
+  "color",
+]);
+
+function agentFile(adapter: Adapter, options: ProjectOptions, index: number): VirtualFile {
+  const agent = adapter.agents[index];
+  const extra = Object.fromEntries(
+    Object.entries(agent.frontmatter).filter(([key]) => AGENT_KEYS.has(key) && key !== "name" && key !== "description"),
+  );
+  const text = markdownWithFrontmatter({ name: agent.name, description: agent.description, ...extra }, agent.body);
+  return ownedTextFile(
+    `.claude/agents/${agent.name}.md`,
+    text,
+    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
+    ownershipMeta(adapter, options),
+  );
+}
+
+export const claudeCode = {
+  id: "claude-code",
+  displayName: "Claude Code",
+  instructionFile: "CLAUDE.md",
+  capabilities: {
+    version: 1,
+    hostVersion: "2.1.328 (Claude Code)",
+    exports: {
+      context: { level: "guaranteed", evidence: "declared", location: "CLAUDE.md (managed block; @AGENTS.md when present)" },
+      skills: { level: "guaranteed", evidence: "declared", location: ".claude/skills/<name>/" },
+      agents: { level: "guaranteed", evidence: "declared", location: ".claude/agents/<name>.md" },
+      tools: {
+        level: "guaranteed",
+        evidence: "declared",
+        location: ".mcp.json mcpServers.<adapter>, approved in .claude/settings.json enabledMcpjsonServers",
+      },
+    },
+  },
+
+  project(adapter: Adapter, options: ProjectOptions): VirtualFile[] {
+    const lead = options.workspaceHasAgentsMd ? ["@AGENTS.md"] : [];
+    const files: VirtualFile[] = [instructionBlock(adapter, "CLAUDE.md", lead)];
+    files.push(...skillFiles(adapter, options, ".claude/skills"));
+    files.push(...adapter.agents.map((_, index) => agentFile(adapter, options, index)));
+    if (adapter.tools.length > 0) {
+      const name = adapter.manifest.name;
+      const meta = ownershipMeta(adapter, options);
+      files.push(configFile(".mcp.json", jsonText({ mcpServers: { [name]: { type: "stdio", ...serverCommand(options) } } }), meta));
+      files.push(configFile(".claude/settings.json", jsonText({ enabledMcpjsonServers: [name] }), meta));
+    }
+    return files;
+  },
+
+  activation(adapter: Adapter, workspace: string): ActivationStep[] {
+    if (adapter.tools.length === 0) return [];
+    const entry = { hasTrustDialogAccepted: true };
+    return [
+      {
+        id: "claude-code.trust-folder",
+        summary:
+          "Trust the workspace in Claude Code, or the MCP server stays 'Pending approval': start `claude` in it once and " +
+          "accept the trust dialog (this sets projects[<workspace>].hasTrustDialogAccepted in ~/.claude.json).",
+        file: "~/.claude.json",
+        snippet: JSON.stringify({ projects: { [workspace]: entry } }, null, 2),
+        data: { claudeJson: { projects: { [workspace]: entry } } },
+      },
+    ];
+  },
+
+  notes(adapter: Adapter): ProjectionNote[] {
+    return adapter.agents.flatMap((agent) => {
+      const dropped = droppedKeys(agent.frontmatter, AGENT_KEYS);
+      return dropped.length === 0
+        ? []
+        : [{ item: `agent ${agent.name}`, note: `frontmatter ${dropped.join(", ")} not written: Claude Code does not know these keys` }];
+    });
+  },
+} as const satisfies Host;

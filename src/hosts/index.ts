@@ -1,0 +1,58 @@
+/**
+ * The host registry: an explicit collection, in the order help texts list them. An unknown
+ * id is an error listing the valid ones.
+ */
+import type { Adapter } from "../adapter/types.js";
+import { HermitError } from "../errors.js";
+import { claudeCode } from "./claude-code.js";
+import { codex } from "./codex.js";
+import { gemini } from "./gemini.js";
+import { opencode } from "./opencode.js";
+import { pi } from "./pi.js";
+import { EXPORT_KINDS, type ExportKind, type Host, type HostId } from "./types.js";
+
+export const hosts: readonly Host[] = [codex, claudeCode, pi, opencode, gemini];
+export const HOST_IDS: readonly HostId[] = hosts.map((host) => host.id);
+
+/** The host with this id; HOST_UNKNOWN (exit 2) names the valid ones otherwise. */
+export function getHost(id: string): Host {
+  const host = hosts.find((candidate) => candidate.id === id);
+  if (!host) {
+    throw new HermitError("HOST_UNKNOWN", `unknown host '${id}'; valid hosts: ${HOST_IDS.join(", ")}`, {
+      host: id,
+      validHosts: [...HOST_IDS],
+    });
+  }
+  return host;
+}
+
+/** The items of each export kind an adapter has. */
+export function exportedItems(adapter: Adapter): Record<ExportKind, string[]> {
+  return {
+    context: [adapter.context.sourcePath],
+    skills: adapter.skills.map((skill) => skill.name),
+    agents: adapter.agents.map((agent) => agent.name),
+    tools: adapter.tools.map((tool) => tool.name),
+  };
+}
+
+/**
+ * Refuse (HOST_UNSUPPORTED, exit 2) an adapter exporting something the host declares
+ * `unsupported`, naming the items and quoting the declaration. Nothing is dropped silently.
+ */
+export function assertSupported(host: Host, adapter: Adapter): void {
+  const items = exportedItems(adapter);
+  for (const kind of EXPORT_KINDS) {
+    const capability = host.capabilities.exports[kind];
+    if (capability.level !== "unsupported" || items[kind].length === 0) continue;
+    throw new HermitError(
+      "HOST_UNSUPPORTED",
+      `adapter '${adapter.manifest.name}' exports ${kind} (${items[kind].join(", ")}) and ${host.displayName} cannot ` +
+        `take them: ${capability.reason ?? "unsupported"}`,
+      { host: host.id, export: kind, items: items[kind], reason: capability.reason },
+    );
+  }
+}
+
+export { claudeCode, codex, gemini, opencode, pi };
+export type * from "./types.js";

@@ -1,0 +1,75 @@
+/**
+ * OpenCode (HOSTS.md §5): context in AGENTS.md, skills in `.opencode/skills/<name>/`,
+ * subagents in `.opencode/agents/<name>.md` with `mode: subagent` (the file name is the
+ * agent's name), MCP in `opencode.json` `mcp`. No trust gate.
+ */
+import type { Adapter } from "../adapter/types.js";
+import {
+  configFile,
+  droppedKeys,
+  instructionBlock,
+  jsonText,
+  markdownWithFrontmatter,
+  ownedTextFile,
+  ownershipMeta,
+  serverCommand,
+  skillFiles,
+} from "./render.js";
+import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
+
+const AGENT_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
+/** Milliseconds OpenCode waits for the server's tool list (its default, 5000, is tight for a cold start). */
+const MCP_TIMEOUT_MS = 30_000;
+
+function agentFile(adapter: Adapter, options: ProjectOptions, index: number): VirtualFile {
+  const agent = adapter.agents[index];
+  const text = markdownWithFrontmatter({ description: agent.description, mode: "subagent" }, agent.body);
+  return ownedTextFile(
+    `.opencode/agents/${agent.name}.md`,
+    text,
+    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
+    ownershipMeta(adapter, options),
+  );
+}
+
+export const opencode = {
+  id: "opencode",
+  displayName: "OpenCode",
+  instructionFile: "AGENTS.md",
+  capabilities: {
+    version: 1,
+    hostVersion: "1.18.33",
+    exports: {
+      context: { level: "guaranteed", evidence: "declared", location: "AGENTS.md (managed block)" },
+      skills: { level: "guaranteed", evidence: "declared", location: ".opencode/skills/<name>/" },
+      agents: { level: "guaranteed", evidence: "declared", location: ".opencode/agents/<name>.md (mode: subagent)" },
+      tools: { level: "guaranteed", evidence: "declared", location: "opencode.json mcp.<adapter>" },
+    },
+  },
+
+  project(adapter: Adapter, options: ProjectOptions): VirtualFile[] {
+    const files: VirtualFile[] = [instructionBlock(adapter, "AGENTS.md")];
+    files.push(...skillFiles(adapter, options, ".opencode/skills"));
+    files.push(...adapter.agents.map((_, index) => agentFile(adapter, options, index)));
+    if (adapter.tools.length > 0) {
+      const { command, args } = serverCommand(options);
+      const entry = { type: "local", command: [command, ...args], enabled: true, timeout: MCP_TIMEOUT_MS };
+      const config = { $schema: "https://opencode.ai/config.json", mcp: { [adapter.manifest.name]: entry } };
+      files.push(configFile("opencode.json", jsonText(config), ownershipMeta(adapter, options)));
+    }
+    return files;
+  },
+
+  activation(): ActivationStep[] {
+    return [];
+  },
+
+  notes(adapter: Adapter): ProjectionNote[] {
+    return adapter.agents.flatMap((agent) => {
+      const dropped = droppedKeys(agent.frontmatter, AGENT_KEYS);
+      return dropped.length === 0
+        ? []
+        : [{ item: `agent ${agent.name}`, note: `frontmatter ${dropped.join(", ")} not written: OpenCode's agent keys differ (only description and mode are set)` }];
+    });
+  },
+} as const satisfies Host;

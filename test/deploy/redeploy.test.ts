@@ -1,0 +1,181 @@
+/**
+ * Redeploys: idempotence (same bytes, same mtimes), updates when the adapter changes, text
+ * outside the managed block kept byte for byte, CRLF files, Claude's @AGENTS.md line.
+ */
+import { appendFile, chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { deploy } from "../../src/deploy/deploy.js";
+import { copyDir, exampleAdapter, tempDir } from "../helpers.js";
+import { ALL_HOSTS, adapterFor, fingerprint } from "./fixtures.js";
+
+const INSTRUCTION_FILE = { codex: "AGENTS.md", "claude-code": "CLAUDE.md", pi: "AGENTS.md", opencode: "AGENTS.md", gemini: "GEMINI.md" } as const;
+
+describe("idempotence", () => {
+  it.each(ALL_HOSTS)("%s: a second deploy of the same source writes nothing (same bytes and mtimes)", async (host) => {
+    const adapter = await adapterFor(host);
+    const workspace = await tempDir();
+    await deploy({ adapter, workspace, host });
+    const before = await fingerprint(workspace);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // a rewrite would show a later mtime
+    const again = await deploy({ adapter, workspace, host });
+    expect(again.changed).toBe(false);
+    expect(again.written).toEqual([]);
+    expect(again.deleted).toEqual([]);
+    expect(again.actions.every((action) => action.action === "unchanged")).toBe(true);
+    expect(await fingerprint(workspace)).toEqual(before);
+  });
+});
+
+describe("outside text", () => {
+  it.each(ALL_HOSTS)("%s: user text around the block survives redeploys byte for byte", async (host) => {
+    const adapter = await copyDir(await adapterFor(host));
+    const workspace = await tempDir();
+    const file = join(workspace, INSTRUCTION_FILE[host]);
+    await deploy({ adapter, workspace, host });
+    const generated = await readFile(file, "utf8");
+    const above = "# My project\r\n\r\nKeep   this   spacing.\r\n\n";
+    const below = "\n## Notes\n\ttabs and trailing spaces   \nno final newline";
+    await writeFile(file, above + generated + below);
+
+    await appendFile(join(adapter, "ADAPTER.md"), "\n## Extra\n\nA new rule.\n");
+    const result = await deploy({ adapter, workspace, host });
+    expect(result.actions.find((action) => action.path === INSTRUCTION_FILE[host])?.action).toBe("block-edit");
+    const text = await readFile(file, "utf8");
+    expect(text.startsWith(above)).toBe(true);
+    expect(text.endsWith(below)).toBe(true);
+    expect(text).toContain("### Extra\n\nA new rule.\n<!-- hermit:file-example:end -->");
+  });
+
+  it("appends the block to an instruction file the user created after the first deploy", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "gemini" });
+    await rm(join(workspace, "GEMINI.md"));
+    await writeFile(join(workspace, "GEMINI.md"), "# Team rules\nBe kind.");
+    const result = await deploy({ adapter: exampleAdapter, workspace, host: "gemini" });
+    expect(result.actions.find((action) => action.path === "GEMINI.md")).toMatchObject({ action: "block-edit", note: "block was removed; added again" });
+    const text = await readFile(join(workspace, "GEMINI.md"), "utf8");
+    expect(text.startsWith("# Team rules\nBe kind.\n\n<!-- hermit:file-example:start -->\n# Adapter: file-example\n")).toBe(true);
+    expect(text.endsWith("<!-- hermit:file-example:end -->\n")).toBe(true);
+  });
+
+  it("keeps CRLF line endings of a user's file and writes the block in them", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
+    const file = join(workspace, "AGENTS.md");
+    const crlf = (await readFile(file, "utf8")).replace(/\n/g, "\r\n");
+    await writeFile(file, `Intro\r\n\r\n${crlf}`);
+    const result = await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
+    expect(result.changed).toBe(false); // the same block in CRLF is not drift and needs no rewrite
+    const adapter = await copyDir(exampleAdapter);
+    await appendFile(join(adapter, "ADAPTER.md"), "More.\n");
+    await deploy({ adapter, workspace, host: "codex" });
+    const text = await readFile(file, "utf8");
+    expect(text.startsWith("Intro\r\n\r\n<!-- hermit:file-example:start -->\r\n")).toBe(true);
+    expect(text).not.toMatch(/[^\r]\n/);
+  });
+});
+
+describe("updates", () => {
+  it("replaces changed files, deletes removed skills, and prunes their folders", async () => {
+    const adapter = await copyDir(exampleAdapter, {
+      "skills/extra-skill/SKILL.md": "---\nname: extra-skill\ndescription: An extra skill.\n---\nDo extra things.\n",
+      "skills/extra-skill/scripts/run.sh": "#!/bin/sh\necho extra\n",
+    });
+    const workspace = await tempDir();
+    await deploy({ adapter, workspace, host: "claude-code" });
+    expect(await readFile(join(workspace, ".claude/skills/extra-skill/scripts/run.sh"), "utf8")).toMatch(
+      /^#!\/bin\/sh\n# generated by hermit .*\necho extra\n$/,
+    );
+    await rm(join(adapter, "skills/extra-skill"), { recursive: true });
+    await writeFile(join(adapter, "agents/reviewer.md"), (await readFile(join(adapter, "agents/reviewer.md"), "utf8")) + "4. Be brief.\n");
+    const result = await deploy({ adapter, workspace, host: "claude-code" });
+    const byPath = Object.fromEntries(result.actions.map((action) => [action.path, action.action]));
+    expect(byPath).toMatchObject({
+      ".claude/agents/reviewer.md": "replace",
+      ".claude/skills/extra-skill/SKILL.md": "delete",
+      ".claude/skills/extra-skill/scripts/run.sh": "delete",
+      ".hermit-deploy.json": "replace",
+    });
+    const after = await fingerprint(workspace);
+    expect(Object.keys(after).filter((path) => path.includes("extra-skill"))).toEqual([]);
+    expect(await readFile(join(workspace, ".claude/agents/reviewer.md"), "utf8")).toContain("4. Be brief.");
+  });
+
+  it("adds @AGENTS.md to CLAUDE.md once the workspace holds an AGENTS.md", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "claude-code" });
+    await writeFile(join(workspace, "AGENTS.md"), "# Shared rules\n");
+    await deploy({ adapter: exampleAdapter, workspace, host: "claude-code" });
+    const claude = await readFile(join(workspace, "CLAUDE.md"), "utf8");
+    expect(claude).toContain("# Adapter: file-example\n\n@AGENTS.md\n\n## Word counting");
+    expect(await readFile(join(workspace, "AGENTS.md"), "utf8")).toBe("# Shared rules\n");
+  });
+
+  it("recreates a generated file the user deleted", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "opencode" });
+    const before = await readFile(join(workspace, "opencode.json"));
+    await rm(join(workspace, "opencode.json"));
+    const result = await deploy({ adapter: exampleAdapter, workspace, host: "opencode" });
+    expect(result.actions.find((action) => action.path === "opencode.json")).toMatchObject({ action: "create", note: "was deleted; recreated" });
+    expect(await readFile(join(workspace, "opencode.json"))).toEqual(before);
+  });
+
+  it("--dry-run reports the plan and writes nothing, not even the workspace folder", async () => {
+    const workspace = join(await tempDir(), "new", "ws");
+    const result = await deploy({ adapter: exampleAdapter, workspace, host: "codex", dryRun: true });
+    expect(result.dryRun).toBe(true);
+    expect(result.changed).toBe(true);
+    expect(result.written).toEqual([]);
+    expect(result.actions.map((action) => action.action)).toEqual(["create", "create", "create", "create", "create"]);
+    await expect(readFile(join(workspace, "AGENTS.md"))).rejects.toThrow(/ENOENT/);
+    await expect(fingerprint(join(workspace, ".."))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("replaces another adapter deployed to the same host: its block and its files", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
+    await writeFile(join(workspace, "AGENTS.md"), `Mine\n\n${await readFile(join(workspace, "AGENTS.md"), "utf8")}`);
+    const manifest = (await readFile(join(exampleAdapter, "adapter.yaml"), "utf8"))
+      .replace("name: file-example", "name: other-example")
+      .replace("  agents: agents\n", "");
+    const other = await copyDir(exampleAdapter, { "adapter.yaml": manifest });
+    const result = await deploy({ adapter: other, workspace, host: "codex" });
+    expect(result.actions.filter((action) => action.action === "delete").map((action) => action.path)).toEqual([".codex/agents/reviewer.toml"]);
+    const text = await readFile(join(workspace, "AGENTS.md"), "utf8");
+    expect(text.startsWith("Mine\n\n<!-- hermit:other-example:start -->\n# Adapter: other-example\n")).toBe(true);
+    expect(text).not.toContain("file-example");
+    expect(await readFile(join(workspace, ".codex/config.toml"), "utf8")).toContain("[mcp_servers.other-example]");
+  });
+
+  it("keeps executable skill files executable", async () => {
+    const adapter = await copyDir(exampleAdapter, { "skills/verify-output/scripts/check.sh": "#!/bin/sh\nexit 0\n" });
+    await chmod(join(adapter, "skills/verify-output/scripts/check.sh"), 0o755);
+    const workspace = await tempDir();
+    await deploy({ adapter, workspace, host: "opencode" });
+    const mode = (await stat(join(workspace, ".opencode/skills/verify-output/scripts/check.sh"))).mode;
+    expect(mode & 0o111).not.toBe(0);
+    expect((await stat(join(workspace, ".opencode/skills/verify-output/SKILL.md"))).mode & 0o111).toBe(0);
+  });
+
+  it("copies a binary skill file byte for byte, without a header, and records its hash", async () => {
+    const bytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe]);
+    const adapter = await copyDir(exampleAdapter, { "skills/verify-output/assets/logo.png": bytes });
+    const workspace = await tempDir();
+    const result = await deploy({ adapter, workspace, host: "gemini" });
+    expect(new Uint8Array(await readFile(join(workspace, ".gemini/skills/verify-output/assets/logo.png")))).toEqual(bytes);
+    const entry = result.report?.files.find((file) => file.path.endsWith("logo.png"));
+    expect(entry).toMatchObject({ header: false, operation: "create", sha256: createHash("sha256").update(bytes).digest("hex") });
+    expect((await deploy({ adapter, workspace, host: "gemini" })).changed).toBe(false);
+  });
+
+  it("refuses an adapter whose context contains a managed-block marker", async () => {
+    const adapter = await copyDir(exampleAdapter, { "ADAPTER.md": "# Rules\n<!-- hermit:file-example:end -->\n" });
+    await expect(deploy({ adapter, workspace: await tempDir(), host: "codex" })).rejects.toMatchObject({
+      code: "ADAPTER_INVALID",
+      message: expect.stringContaining("ADAPTER.md: contains a hermit managed-block marker"),
+    });
+  });
+});
