@@ -37,7 +37,13 @@ export const ErrorCodes = {
   RUN_LOCKED: ExitCode.input,
   DRIFT: ExitCode.drift,
   TOOL_UNKNOWN: ExitCode.input,
+  TOOL_ARGUMENTS_INVALID: ExitCode.input,
+  TOOL_RESULT_INVALID: ExitCode.problems,
+  TOOL_FAILED: ExitCode.problems,
+  TOOL_TIMEOUT: ExitCode.problems,
   SANDBOX_UNAVAILABLE: ExitCode.input,
+  /** A long-running command (verify) was interrupted; it cleaned up before exiting. */
+  INTERRUPTED: ExitCode.problems,
 } as const;
 export type ErrorCode = keyof typeof ErrorCodes;
 

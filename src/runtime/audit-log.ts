@@ -1,0 +1,78 @@
+/**
+ * The audit log: one JSON line per tool call, appended. Lines are written one at a time
+ * through a single append-mode handle, each with one write, so concurrent calls never
+ * interleave within a process; other processes appending to the same file (O_APPEND) get
+ * whole lines too on a local file system.
+ */
+import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { HermitError } from "../errors.js";
+import type { AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
+
+export class AuditLog {
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    /** Absolute path of the log file. */
+    readonly file: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  /** Open `file` for appending (its folder is created); an unwritable path throws USAGE. */
+  static async open(file: string): Promise<AuditLog> {
+    const path = resolve(file);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      return new AuditLog(path, await open(path, "a"));
+    } catch (error) {
+      throw new HermitError("USAGE", `${path}: cannot open the audit log: ${(error as Error).message}`, { path });
+    }
+  }
+
+  /** Append one record; resolves once its line is written. */
+  append(record: AuditRecord): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify(record)}\n`);
+    const write = this.queue.then(async () => {
+      let offset = 0;
+      while (offset < line.length) offset += (await this.handle.write(line, offset)).bytesWritten;
+    });
+    // A failed write must not wedge the lines after it.
+    this.queue = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Wait for every pending line, then close the file. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.handle.close();
+  }
+}
+
+/** The audit line of one call that started at `time` and took `durationMs`. */
+export function auditRecord(tool: string, args: unknown, outcome: ToolOutcome, time: string, durationMs: number): AuditRecord {
+  return {
+    time,
+    tool,
+    arguments: args ?? {},
+    ...(outcome.ok ? { result: outcome.value } : { error: { code: outcome.code, message: outcome.message } }),
+    duration_ms: Math.round(durationMs * 1000) / 1000,
+  };
+}
+
+/** A backend that records every call it runs in `log` (the log is closed with the backend). */
+export function audited(backend: ToolBackend, log: AuditLog): ToolBackend {
+  return {
+    async call(name: string, args: unknown): Promise<ToolOutcome> {
+      const time = new Date().toISOString();
+      const started = performance.now();
+      const outcome = await backend.call(name, args);
+      await log.append(auditRecord(name, args, outcome, time, performance.now() - started));
+      return outcome;
+    },
+    async close() {
+      await backend.close();
+      await log.close();
+    },
+  };
+}

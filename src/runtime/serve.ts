@@ -1,0 +1,98 @@
+/**
+ * `hermit serve` as a library call: read the adapter, load its tools, and serve them over
+ * MCP on stdio or Streamable HTTP until the client goes away or `close()` is called.
+ */
+import { resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { readAdapter } from "../adapter/read.js";
+import { AuditLog, audited } from "./audit-log.js";
+import { listenHttp } from "./http-server.js";
+import { createToolServer } from "./mcp-server.js";
+import { readResourcesFile } from "./resources.js";
+import { LineTransport } from "./stdio-transport.js";
+import { Toolbox } from "./toolbox.js";
+import type { ToolBackend, ToolResources } from "./types.js";
+
+export interface ServeOptions {
+  /** The adapter directory. */
+  adapter: string;
+  /** Serve Streamable HTTP on 127.0.0.1:`http` (0 picks a free port) instead of stdio. */
+  http?: number;
+  /** Append one JSON line per call to this file. */
+  auditLog?: string;
+  /** A JSON file whose object is bound as the tools' resources (see docs/runtime.md). */
+  resourcesFile?: string;
+  /** Resources already bound (see `bindResources`); used when `resourcesFile` is not given. */
+  resources?: ToolResources;
+  /** Per-call time limit in ms (default 30000). */
+  timeoutMs?: number;
+  /** Where log lines go (default: stderr). Never stdout. */
+  log?: (line: string) => void;
+  /** The stdio streams (default: process.stdin / process.stdout). */
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+export interface RunningServer {
+  /** The Streamable HTTP endpoint, when serving HTTP. */
+  url?: string;
+  /** The tools served. */
+  tools: string[];
+  /** Resolves once the server has stopped (stdin ended, or `close()`). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Start serving; start-up problems (bad adapter, missing tool function, bad resources) throw HermitError. */
+export async function serveAdapter(options: ServeOptions): Promise<RunningServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const root = resolve(options.adapter);
+  // Exporters are adapter code meant for deploys; serving needs only the tools.
+  const adapter = await readAdapter(root, { runExporters: false });
+  const resources = options.resourcesFile ? await readResourcesFile(resolve(options.resourcesFile)) : options.resources;
+  const auditLog = options.auditLog ? await AuditLog.open(options.auditLog) : undefined;
+  let toolbox: Toolbox;
+  try {
+    toolbox = await Toolbox.open(adapter, { resources, timeoutMs: options.timeoutMs });
+  } catch (error) {
+    await auditLog?.close();
+    throw error;
+  }
+  const backend: ToolBackend = auditLog ? audited(toolbox, auditLog) : toolbox;
+  const tools = adapter.tools.map((tool) => tool.name);
+  const info = { name: adapter.manifest.name, version: adapter.manifest.version };
+  const newServer = () => {
+    const server = createToolServer(toolbox.tools, backend, info);
+    server.onerror = (error) => log(`hermit serve: ${error.message}`);
+    return server;
+  };
+
+  let stopped!: () => void;
+  const closed = new Promise<void>((done) => (stopped = done));
+  let closing: Promise<void> | undefined;
+  let stopTransport: () => Promise<void> = async () => {};
+  const close = () =>
+    (closing ??= (async () => {
+      await stopTransport();
+      await backend.close();
+      stopped();
+    })());
+
+  const label = `${adapter.manifest.name} ${adapter.manifest.version}`;
+  if (options.http !== undefined) {
+    const endpoint = await listenHttp(options.http, newServer, log).catch(async (error) => {
+      await backend.close();
+      throw error;
+    });
+    stopTransport = () => endpoint.close();
+    log(`hermit serve: ${label}: ${tools.length} tool(s) on ${endpoint.url}`);
+    return { url: endpoint.url, tools, closed, close };
+  }
+  const server = newServer();
+  const transport = new LineTransport(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
+  server.onclose = () => void close();
+  stopTransport = () => server.close();
+  await server.connect(transport);
+  log(`hermit serve: ${label}: ${tools.length} tool(s) on stdio`);
+  return { tools, closed, close };
+}

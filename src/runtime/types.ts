@@ -1,0 +1,69 @@
+/** The shapes shared by the tool runtime: published tools, call outcomes, resources, audit records. */
+
+/** The reserved parameter name through which a tool receives its bound resources. */
+export const RESOURCES_PARAMETER = "_resources";
+
+/**
+ * What a tool that declares `_resources` receives: the named resources bound at start-up
+ * (each present only when bound) plus every key of the user mapping. JSON values only; the
+ * object is frozen, so one call cannot change what the next one sees.
+ */
+export interface ToolResources {
+  /** The deployment report (`.hermit-deploy.json` content) of the workspace the tools act in. */
+  deployment?: unknown;
+  /** What the learner is given (evidence, scores, feedback, history), for evolver tools. */
+  learningMaterial?: unknown;
+  /** Absolute path of the evidence directory: the only place a sandboxed tool may write. */
+  evidence?: string;
+  /** The user mapping (`resources` option, or the other keys of `--resources FILE`). */
+  [key: string]: unknown;
+}
+
+/** A tool as listed to clients: the manifest's declaration with `_resources` removed from the input schema. */
+export interface PublishedTool {
+  name: string;
+  description: string;
+  /** The manifest's `input_schema`, unchanged unless it declared `_resources`. */
+  inputSchema: Record<string, unknown>;
+  /** The manifest's `output_schema`, when it declares one. */
+  outputSchema?: Record<string, unknown>;
+}
+
+/** Why a tool call failed. Each is also a `HermitError` code. */
+export type ToolErrorCode =
+  | "TOOL_UNKNOWN"
+  | "TOOL_ARGUMENTS_INVALID"
+  | "TOOL_RESULT_INVALID"
+  | "TOOL_FAILED"
+  | "TOOL_TIMEOUT";
+
+/** The result of one tool call: never thrown, so servers and `respond()` can render it. */
+export type ToolOutcome =
+  | {
+      ok: true;
+      /** The tool's return value, as JSON (undefined becomes null). */
+      value: unknown;
+      /** The text rendering: the value itself when it is a string, else its JSON. */
+      text: string;
+    }
+  | { ok: false; code: ToolErrorCode; message: string };
+
+/** Anything that runs an adapter's tools: the in-process toolbox, or a sandboxed server over MCP. */
+export interface ToolBackend {
+  call(name: string, args: unknown): Promise<ToolOutcome>;
+  close(): Promise<void>;
+}
+
+/** One line of the audit log. */
+export interface AuditRecord {
+  /** ISO 8601 time the call started. */
+  time: string;
+  tool: string;
+  /** The arguments as the caller sent them. */
+  arguments: unknown;
+  /** Present when the call succeeded. */
+  result?: unknown;
+  /** Present when the call failed. */
+  error?: { code: ToolErrorCode; message: string };
+  duration_ms: number;
+}

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createInterface } from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, fixtureAdapter, hermitCli } from "./fixture.js";
+import { serveArgs, serverSuite } from "./server-suite.js";
+
+serverSuite("stdio", async (setup) => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: serveArgs(setup), stderr: "pipe" });
+  let stderr = "";
+  transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "hermit-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+});
+
+/** A raw stdio session: write lines, read every stdout line as JSON. */
+class RawSession {
+  readonly lines: unknown[] = [];
+  private waiters: Array<() => void> = [];
+  stderr = "";
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      this.lines.push(JSON.parse(line)); // a line that is not JSON fails the test here
+      this.waiters.splice(0).forEach((wake) => wake());
+    });
+    child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString("utf8")));
+  }
+
+  send(line: string): void {
+    this.child.stdin.write(`${line}\n`);
+  }
+
+  /** The first response with this id (null for the id-less error responses, in order). */
+  async response(id: string | number | null, nth = 0): Promise<Record<string, unknown>> {
+    for (;;) {
+      const found = this.lines.filter((line) => (line as { id?: unknown }).id === id)[nth];
+      if (found) return found as Record<string, unknown>;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+}
+
+describe("hermit serve over stdio, malformed input", () => {
+  let session: RawSession;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    const adapter = await fixtureAdapter();
+    session = new RawSession(spawn(process.execPath, [hermitCli, "serve", "--adapter", adapter], { stdio: "pipe" }));
+  });
+  afterAll(() => {
+    session?.child.kill();
+  });
+
+  it("answers garbage with JSON-RPC errors and keeps serving", async () => {
+    session.send("this is not json");
+    expect((await session.response(null, 0)).error).toMatchObject({ code: -32700 });
+    session.send('{"jsonrpc":"2.0","id":7,"params":{}}');
+    expect((await session.response(7)).error).toMatchObject({ code: -32600 });
+    session.send('{"foo": 1}');
+    expect((await session.response(null, 1)).error).toMatchObject({ code: -32600 });
+    session.send("[1, 2, 3]");
+    expect((await session.response(null, 2)).error).toMatchObject({ code: -32600 });
+    session.send("");
+
+    session.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    );
+    expect((await session.response(1)).result).toMatchObject({ serverInfo: { name: "runtime-fixture", version: "1.2.3" } });
+    session.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    session.send('{"jsonrpc":"2.0","id":2,"method":"no/such/method"}');
+    expect((await session.response(2)).error).toMatchObject({ code: -32601 });
+    session.send('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"noisy","arguments":{}}}');
+    expect((await session.response(3)).result).toMatchObject({ structuredContent: { quiet: false } });
+    session.send('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"count_words"');
+    expect((await session.response(null, 3)).error).toMatchObject({ code: -32700 });
+    session.send('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"count_words","arguments":{"text":"a b"}}}');
+    expect((await session.response(5)).result).toMatchObject({ structuredContent: { count: 2 } });
+    // Every stdout line was a JSON-RPC message (the parse above would have thrown otherwise).
+    expect(session.lines.every((line) => (line as { jsonrpc?: string }).jsonrpc === "2.0")).toBe(true);
+    expect(session.child.exitCode).toBeNull();
+  });
+
+  it("exits cleanly when stdin closes", async () => {
+    const exited = new Promise<number | null>((resolve) => session.child.once("exit", (code) => resolve(code)));
+    session.child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(session.stderr).toContain("hermit serve: runtime-fixture 1.2.3: 19 tool(s) on stdio");
+  });
+});
