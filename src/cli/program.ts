@@ -16,6 +16,10 @@ export type RunAction = (json: boolean, action: () => Promise<CommandResult>) =>
 /** Command modules, in the order `--help` lists them. Each adds its own subcommand(s). */
 const registrations: Array<() => Promise<{ register: CommandRegistration }>> = [
   () => import("./commands/spec.js"),
+  () => import("./commands/serve.js"),
+  () => import("./commands/deploy.js"),
+  () => import("./commands/verify.js"),
+  () => import("./commands/train.js"),
 ];
 
 export async function buildProgram(): Promise<Command> {

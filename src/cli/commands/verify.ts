@@ -1,0 +1,73 @@
+/**
+ * `hermit verify`: flags in, `verifyWorkspace` call, the table or the JSON document out. The
+ * work is in `src/verify/`. Ctrl-C (or SIGTERM) stops the host and cleans up before hermit
+ * exits by the same signal.
+ */
+import type { Command } from "commander";
+import { ExitCode, HermitError } from "../../errors.js";
+import type { CommandRegistration } from "../program.js";
+
+const DEFAULT_TIMEOUT_SECONDS = 90;
+
+function seconds(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) {
+    throw new HermitError("USAGE", `--timeout must be a positive number of seconds, not '${value}'`, { option: "timeout", value });
+  }
+  return parsed;
+}
+
+export const register: CommandRegistration = (program: Command, run) => {
+  program
+    .command("verify")
+    .description(
+      "Prove that the real host program discovers every export of a deployed workspace: start a stub model on " +
+        "127.0.0.1, run the host once against it in an isolated temporary home (HOME, CODEX_HOME, " +
+        "PI_CODING_AGENT_DIR, XDG dirs, TMPDIR) where the report's activation steps are performed, and read " +
+        "from its requests (and its own listing commands) whether it saw the context block, each skill, each " +
+        "subagent and each tool. Your own host configuration is never touched.\n" +
+        "Exit 0 every guaranteed item discovered, 1 something missing, 2 bad input or host program not installed.",
+    )
+    .requiredOption("--workspace <dir>", "workspace deployed with `hermit deploy` (holds .hermit-deploy.json)")
+    .option("--host-bin <path>", "the host executable to run (default: found on PATH)")
+    .option("--timeout <seconds>", "time limit of the host run", String(DEFAULT_TIMEOUT_SECONDS))
+    .option("--keep", "keep the temporary home (with the recorded requests and the host output) and print its path")
+    .option("--json", "print { host, hostVersion, passed, items: [{ kind, name, discovered, evidence, … }], … } as JSON")
+    .action(async (options: { workspace: string; hostBin?: string; timeout: string; keep?: boolean; json?: boolean }) =>
+      run(Boolean(options.json), async () => {
+        const { verifyWorkspace } = await import("../../verify/verify.js");
+        const { formatVerifyReport } = await import("../../verify/format.js");
+        const timeoutMs = seconds(options.timeout) * 1000;
+        const controller = new AbortController();
+        let received: NodeJS.Signals | undefined;
+        const onSignal = (signal: NodeJS.Signals) => {
+          received = signal;
+          process.stderr.write(`hermit verify: ${signal}: stopping the host and cleaning up…\n`);
+          controller.abort();
+        };
+        process.once("SIGINT", onSignal);
+        process.once("SIGTERM", onSignal);
+        try {
+          const report = await verifyWorkspace({
+            workspace: options.workspace,
+            ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}),
+            keep: Boolean(options.keep),
+            timeoutMs,
+            signal: controller.signal,
+            log: (line) => process.stderr.write(`${line}\n`),
+          });
+          return { exitCode: report.passed ? ExitCode.ok : ExitCode.problems, json: report, text: formatVerifyReport(report) };
+        } catch (error) {
+          // With --json a refusal is still one JSON document on stdout (and a line on stderr).
+          if (!options.json || !(error instanceof HermitError) || received) throw error;
+          process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
+          return { exitCode: error.exitCode, json: { error: { code: error.code, message: error.message, ...error.data } } };
+        } finally {
+          process.off("SIGINT", onSignal);
+          process.off("SIGTERM", onSignal);
+          // Everything is stopped and removed; leave the way an interrupted program does.
+          if (received) process.kill(process.pid, received);
+        }
+      }),
+    );
+};

@@ -1,0 +1,45 @@
+/** Helpers three or more recipes use: merging activation data, reading a listing line. Pure. */
+import { listingLine } from "../evidence.js";
+import type { RecipeContext } from "./types.js";
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `base` with `extra` merged in, objects recursively, anything else replaced. Returns a new object. */
+export function deepMerge(base: Json, extra: Json): Json {
+  const out: Json = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    out[key] = isObject(value) && isObject(out[key]) ? deepMerge(out[key] as Json, value) : value;
+  }
+  return out;
+}
+
+/**
+ * The `data[key]` object of every listed activation step with id `stepId`, merged, or
+ * undefined when the report lists no such step (then the recipe does not perform it).
+ */
+export function stepData(context: RecipeContext, stepId: string, key: string): Json | undefined {
+  let merged: Json | undefined;
+  for (const step of context.activation) {
+    if (step.id !== stepId) continue;
+    const value = step.data[key];
+    if (isObject(value)) merged = deepMerge(merged ?? {}, value);
+  }
+  return merged;
+}
+
+/** JSON as a host writes its own files. */
+export function jsonFile(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** A listing line naming `name` that also matches `healthy`; or the unhealthy line, marked. */
+export function healthLine(output: string, name: string, healthy: RegExp): { line: string; ok: boolean } | undefined {
+  const good = listingLine(output, name, (line) => healthy.test(line));
+  if (good !== undefined) return { line: good, ok: true };
+  const any = listingLine(output, name);
+  return any === undefined ? undefined : { line: any, ok: false };
+}

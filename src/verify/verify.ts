@@ -1,0 +1,362 @@
+/**
+ * `hermit verify`: launch the real host program of a deployed workspace against the stub
+ * model, in an isolated home where the report's activation steps are performed, and decide
+ * for every exported item whether the host discovered it. The IO shell: everything it
+ * starts (stub, host process groups, MCP servers) is stopped, and the temporary home
+ * removed, before it returns or throws; the workspace is left as it was found.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { sha256 } from "../adapter/files.js";
+import { RECORD_FILE, parseRecord, type DeploymentReport } from "../deploy/record.js";
+import { HermitError } from "../errors.js";
+import { getHost } from "../hosts/index.js";
+import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
+import { expectedItems } from "./expected.js";
+import { findTool, modelFields } from "./evidence.js";
+import { judge, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
+import { killMarked, runProcess, type RunResult } from "./process.js";
+import { HOST_PROGRAMS, findHostProgram, hostVersion } from "./programs.js";
+import { recipes } from "./recipes/index.js";
+import type { HostRecipe, RecipeContext } from "./recipes/types.js";
+import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
+import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceSnapshot } from "./workspace-guard.js";
+
+export interface VerifyOptions {
+  /** The deployed workspace (holds `.hermit-deploy.json`). */
+  workspace: string;
+  /** The host executable; default: found on `PATH` (of `env`). */
+  hostBin?: string;
+  /** Keep the temporary home (with the recorded requests and host output) and report its path. */
+  keep?: boolean;
+  /** Time limit of the host run, in milliseconds. Default 90 000. */
+  timeoutMs?: number;
+  /** Aborting stops the host, the stub and every child, cleans up, and rejects. */
+  signal?: AbortSignal;
+  /** Where `PATH` (and the locale) come from. Default `process.env`. Nothing else is passed on. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The prompt of the one-turn run. */
+  prompt?: string;
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void;
+}
+
+/** The result of `hermit verify` (also the `--json` document). */
+export interface VerifyReport {
+  host: HostId;
+  /** The version the host program reported (`--version`), or `unknown`. */
+  hostVersion: string;
+  /** True when every item the host declaration guarantees was discovered. */
+  passed: boolean;
+  items: VerifiedItem[];
+  /** The version HOSTS.md records, and the npm package. */
+  expectedHostVersion: string;
+  npmPackage: string;
+  /** The executable that ran. */
+  program: string;
+  workspace: string;
+  /**
+   * How the host run ended, and how many model requests it sent in all. `rerunWaitingForServers`
+   * is there when the host had to be run again, told to wait for its MCP servers.
+   */
+  run: {
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    durationMs: number;
+    requests: number;
+    rerunWaitingForServers?: { exitCode: number | null; signal: string | null; timedOut: boolean; durationMs: number };
+  };
+  /** The host's own listing commands and how they ended. */
+  listings: Array<{ command: string; exitCode: number | null; timedOut: boolean }>;
+  /** Activation steps of the report that were performed in the isolated home, and those that were not. */
+  activation: { performed: string[]; notPerformed: Array<{ id: string; summary: string }> };
+  /** Files the host wrote into the workspace, undone by verify. */
+  workspaceChanges: WorkspaceChanges;
+  warnings: string[];
+  /** The kept temporary home (`--keep` only). */
+  home?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 90_000;
+const LISTING_TIMEOUT_MS = 60_000;
+const DEFAULT_PROMPT = "Reply with the single word OK.";
+/** Inherited from the caller's environment; everything else is set by verify. */
+const PASSED_ENV = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"];
+const RUN_MARKER = "HERMIT_VERIFY_RUN";
+
+/** Read and check `.hermit-deploy.json`; WORKSPACE_INVALID (exit 2) names the problem. */
+export async function readDeployment(workspace: string): Promise<DeploymentReport> {
+  const file = join(workspace, RECORD_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new HermitError("WORKSPACE_INVALID", `${file}: not found; deploy an adapter there first (hermit deploy)`, { path: file });
+  }
+  const report = parseRecord(text);
+  if ("invalid" in report) {
+    throw new HermitError("WORKSPACE_INVALID", `${file}: deployment report is invalid: ${report.invalid}`, { path: file });
+  }
+  if (!report.exports || !Array.isArray(report.exports.skills) || !Array.isArray(report.exports.agents) || !Array.isArray(report.exports.tools)) {
+    throw new HermitError("WORKSPACE_INVALID", `${file}: deployment report has no 'exports' lists`, { path: file });
+  }
+  return report;
+}
+
+/** The environment every host process gets: the isolated home, its XDG dirs and TMPDIR, nothing of the user's. */
+function baseEnv(home: string, runId: string, from: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of PASSED_ENV) {
+    const value = from[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return {
+    ...env,
+    HOME: home,
+    USERPROFILE: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    TMPDIR: join(home, "tmp"),
+    TERM: "dumb",
+    NO_COLOR: "1",
+    CI: "1",
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+    [RUN_MARKER]: runId,
+  };
+}
+
+function summarize(run: RunResult): string {
+  if (run.spawnError) return `could not start: ${run.spawnError}`;
+  if (run.timedOut) return `timed out after ${run.durationMs} ms`;
+  if (run.aborted) return "interrupted";
+  if (run.exitCode === 0) return "exit code 0";
+  const tail = (run.stderr.trim() || run.stdout.trim()).split(/\r?\n/).slice(-1)[0] ?? "";
+  const ending = run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`;
+  return tail ? `${ending}: ${tail.slice(0, 300)}` : ending;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new HermitError("INTERRUPTED", "verify was interrupted; the host was stopped and its temporary home removed");
+  }
+}
+
+/**
+ * Verify a deployed workspace against its real host program. Throws HermitError for bad
+ * input (no report: WORKSPACE_INVALID; host program missing: HOST_NOT_INSTALLED) and when
+ * interrupted (INTERRUPTED), never for what the host did: that is the report's `items`.
+ */
+export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyReport> {
+  const env = options.env ?? process.env;
+  const workspace = await realpath(resolve(options.workspace)).catch(() => {
+    throw new HermitError("INPUT_NOT_FOUND", `${options.workspace}: workspace not found`, { path: options.workspace });
+  });
+  const report = await readDeployment(workspace);
+  const host = getHost(report.host);
+  const bin = findHostProgram(host.id, { hostBin: options.hostBin, path: env.PATH ?? "" });
+  const items = await expectedItems(workspace, report);
+  const warnings: string[] = [];
+  if (report.workspace !== workspace) {
+    warnings.push(`the report was written for ${report.workspace}; the activation steps were applied to ${workspace}`);
+  }
+
+  const runId = randomUUID();
+  const home = await realpath(await mkdtemp(join(tmpdir(), "hermit-verify-")));
+  let stub: StubModel | undefined;
+  let snapshot: WorkspaceSnapshot | undefined;
+  let session: Session;
+  let changes: WorkspaceChanges = { removed: [], restored: [], unrestorable: [] };
+  try {
+    for (const dir of ["tmp", ".config", ".cache", ".local/share", ".local/state"]) await mkdir(join(home, dir), { recursive: true });
+    snapshot = await snapshotWorkspace(workspace);
+    stub = await startStubModel();
+    session = await runSession({ options, report, workspace, home, bin, stub, env: baseEnv(home, runId, env), warnings, items });
+  } finally {
+    await stub?.close();
+    // Whatever a host left running (an MCP server in its own session) carries the run's
+    // marker or the isolated HOME in its environment.
+    killMarked([`${RUN_MARKER}=${runId}`, `HOME=${home}`], home);
+    if (snapshot) changes = await restoreWorkspace(snapshot);
+    if (!options.keep) await rm(home, { recursive: true, force: true });
+  }
+  if (changes.removed.length + changes.restored.length > 0) {
+    warnings.push(`undid the host's changes to the workspace: ${[...changes.removed, ...changes.restored].join(", ")}`);
+  }
+  if (changes.unrestorable.length > 0) warnings.push(`the host changed files verify could not restore: ${changes.unrestorable.join(", ")}`);
+
+  const recipe = recipes[host.id];
+  const verdict = judge(items, host.capabilities as CapabilityDeclaration, recipe, session.observations);
+  const program = HOST_PROGRAMS[host.id];
+  return {
+    host: host.id,
+    hostVersion: session.version ?? "unknown",
+    passed: verdict.passed,
+    items: verdict.items,
+    expectedHostVersion: program.version,
+    npmPackage: program.npmPackage,
+    program: bin,
+    workspace,
+    run: session.run,
+    listings: session.listings,
+    activation: session.activation,
+    workspaceChanges: changes,
+    warnings,
+    ...(options.keep ? { home } : {}),
+  };
+}
+
+interface SessionInput {
+  options: VerifyOptions;
+  report: DeploymentReport;
+  workspace: string;
+  home: string;
+  bin: string;
+  stub: StubModel;
+  env: Record<string, string>;
+  warnings: string[];
+  items: readonly ExpectedItem[];
+}
+
+interface Session {
+  version?: string;
+  observations: Observations;
+  run: VerifyReport["run"];
+  listings: VerifyReport["listings"];
+  activation: VerifyReport["activation"];
+}
+
+/** Prepare the home, run the host once against the stub, then its listing commands. */
+async function runSession(input: SessionInput): Promise<Session> {
+  const { options, report, workspace, home, bin, stub, warnings } = input;
+  const log = options.log ?? (() => undefined);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const recipe = recipes[report.host];
+  const program = HOST_PROGRAMS[report.host];
+
+  const version = await hostVersion(bin, input.env, workspace, options.signal);
+  throwIfAborted(options.signal);
+  if (version.version !== program.version) {
+    warnings.push(
+      `${program.bin} reports version ${version.version ?? `unknown (${version.output.slice(0, 120)})`}; hermit's ${report.host} ` +
+        `declaration was written for ${program.version} (${program.npmPackage})`,
+    );
+  }
+
+  const launch = recipe.launch({
+    workspace,
+    home,
+    stubUrl: stub.url,
+    activation: remapWorkspace(report, workspace),
+    agentFiles: await agentFiles(workspace, report),
+    prompt: options.prompt ?? DEFAULT_PROMPT,
+  });
+  warnings.push(...(launch.notes ?? []));
+  for (const file of launch.homeFiles) {
+    const path = join(home, file.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, file.content);
+  }
+  const env = { ...input.env, ...launch.env };
+  log(`verify: ${program.bin} ${launch.args.join(" ")} (in ${workspace}, home ${home})`);
+  let run = await runProcess({ argv: [bin, ...launch.args], cwd: workspace, env, timeoutMs, signal: options.signal });
+  throwIfAborted(options.signal);
+  if (run.timedOut) warnings.push(`${program.bin} did not finish within ${timeoutMs} ms and was stopped`);
+  let runOutput = `${run.stdout}\n${run.stderr}`;
+  const firstRun = run;
+
+  // A host that did not wait for its MCP servers is run once more, told to wait for them.
+  const servers = unofferedServers(input.items, recipe, [...stub.requests]);
+  const patient = servers.length > 0 ? recipe.waitForServers?.(launch, servers) : undefined;
+  if (patient) {
+    log(`verify: tools of ${servers.join(", ")} missing; ${program.bin} ${patient.args.join(" ")} (waiting for MCP servers)`);
+    run = await runProcess({ argv: [bin, ...patient.args], cwd: workspace, env: { ...input.env, ...patient.env }, timeoutMs, signal: options.signal });
+    throwIfAborted(options.signal);
+    warnings.push(
+      `${program.bin}'s first request lacked the tools of ${servers.join(", ")}; it was run again, told to wait for its MCP servers ` +
+        `(${summarize(run)})`,
+    );
+    runOutput += `\n${run.stdout}\n${run.stderr}`;
+  }
+  const requests: RecordedRequest[] = [...stub.requests];
+
+  const listings: ListingOutput[] = [];
+  const listingRuns: VerifyReport["listings"] = [];
+  for (const command of recipe.listings) {
+    if (!command.args) {
+      listings.push({ command, output: runOutput });
+      continue;
+    }
+    log(`verify: ${command.label}`);
+    const argv = [bin, ...command.args];
+    const result = await runProcess({ argv, cwd: workspace, env, timeoutMs: Math.min(LISTING_TIMEOUT_MS, timeoutMs), signal: options.signal });
+    throwIfAborted(options.signal);
+    listings.push({ command, output: `${result.stdout}\n${result.stderr}` });
+    listingRuns.push({ command: command.label, exitCode: result.exitCode, timedOut: result.timedOut });
+  }
+
+  const notPerformed = report.activation
+    .filter((step) => !launch.performed.includes(step.id))
+    .map((step) => ({ id: step.id, summary: step.summary }));
+  for (const step of notPerformed) warnings.push(`activation step ${step.id} was not performed: ${step.summary}`);
+
+  if (options.keep) {
+    await writeFile(join(home, "hermit-verify-requests.json"), `${JSON.stringify(requests, null, 2)}\n`);
+    await writeFile(join(home, "hermit-verify-run.json"), `${JSON.stringify(patient ? [firstRun, run] : [run], null, 2)}\n`);
+  }
+  return {
+    ...(version.version !== undefined ? { version: version.version } : {}),
+    observations: { requests, listings, runOutput, runSummary: summarize(firstRun) },
+    run: {
+      exitCode: firstRun.exitCode,
+      signal: firstRun.signal,
+      timedOut: firstRun.timedOut,
+      durationMs: firstRun.durationMs,
+      requests: requests.filter((request) => request.protocol !== "unknown").length,
+      ...(patient ? { rerunWaitingForServers: { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut, durationMs: run.durationMs } } : {}),
+    },
+    listings: listingRuns,
+    activation: { performed: launch.performed, notPerformed },
+  };
+}
+
+/** MCP servers some of whose tools no request offered (the host may not have waited for them). */
+function unofferedServers(items: readonly ExpectedItem[], recipe: HostRecipe, requests: readonly RecordedRequest[]): string[] {
+  const models = requests.filter((request) => request.protocol !== "unknown");
+  if (models.length === 0) return [];
+  const fields = modelFields(models);
+  const missing = items.filter(
+    (item) => item.kind === "tool" && item.server !== undefined && !findTool(models, fields, recipe.toolNames(item.server, item.name)),
+  );
+  return [...new Set(missing.map((item) => item.server!))];
+}
+
+/** The deployed agent files and the sha256 of their current bytes (missing files left out). */
+async function agentFiles(workspace: string, report: DeploymentReport): Promise<RecipeContext["agentFiles"]> {
+  const out: Array<{ name: string; path: string; sha256: string }> = [];
+  for (const file of report.files) {
+    if (file.owner.export !== "agents" || !file.owner.item) continue;
+    const bytes = await readFile(join(workspace, file.path)).catch(() => undefined);
+    if (bytes) out.push({ name: file.owner.item, path: file.path, sha256: sha256(bytes) });
+  }
+  return out;
+}
+
+/** The report's activation steps with the deploy-time workspace path replaced by the current one. */
+function remapWorkspace(report: DeploymentReport, workspace: string): DeploymentReport["activation"] {
+  if (report.workspace === workspace) return report.activation;
+  const swap = (value: unknown): unknown => {
+    if (typeof value === "string") return value === report.workspace ? workspace : value;
+    if (Array.isArray(value)) return value.map(swap);
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key === report.workspace ? workspace : key, swap(inner)]));
+    }
+    return value;
+  };
+  return report.activation.map((step) => ({ ...step, data: swap(step.data) as Record<string, unknown> }));
+}
