@@ -62,12 +62,28 @@ export const claudeCode = {
     version: 1,
     hostVersion: "2.1.328 (Claude Code)",
     exports: {
-      context: { level: "guaranteed", evidence: "declared", location: "CLAUDE.md (managed block; @AGENTS.md when present)" },
-      skills: { level: "guaranteed", evidence: "declared", location: ".claude/skills/<name>/" },
-      agents: { level: "guaranteed", evidence: "declared", location: ".claude/agents/<name>.md" },
+      context: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "2.1.328 (Claude Code)",
+        location: "CLAUDE.md (managed block; @AGENTS.md when present)",
+      },
+      skills: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "2.1.328 (Claude Code)",
+        location: ".claude/skills/<name>/",
+      },
+      agents: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "2.1.328 (Claude Code)",
+        location: ".claude/agents/<name>.md",
+      },
       tools: {
         level: "guaranteed",
-        evidence: "declared",
+        evidence: "verified",
+        verifiedWith: "2.1.328 (Claude Code)",
         location: ".mcp.json mcpServers.<adapter>, approved in .claude/settings.json enabledMcpjsonServers",
       },
     },

@@ -64,16 +64,28 @@ export const codex = {
     version: 1,
     hostVersion: "codex-cli 0.169.0",
     exports: {
-      context: { level: "guaranteed", evidence: "declared", location: "AGENTS.md (managed block)" },
-      skills: { level: "guaranteed", evidence: "declared", location: ".agents/skills/<name>/" },
+      context: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "codex-cli 0.169.0",
+        location: "AGENTS.md (managed block)",
+      },
+      skills: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "codex-cli 0.169.0",
+        location: ".agents/skills/<name>/",
+      },
       agents: {
         level: "guaranteed",
-        evidence: "declared",
+        evidence: "verified",
+        verifiedWith: "codex-cli 0.169.0",
         location: ".codex/agents/<name>.toml, registered as [agents.<name>] in .codex/config.toml",
       },
       tools: {
         level: "guaranteed",
-        evidence: "declared",
+        evidence: "verified",
+        verifiedWith: "codex-cli 0.169.0",
         location: ".codex/config.toml [mcp_servers.<adapter>]",
       },
     },

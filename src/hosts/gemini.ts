@@ -42,10 +42,30 @@ export const gemini = {
     version: 1,
     hostVersion: "0.61.0",
     exports: {
-      context: { level: "guaranteed", evidence: "declared", location: "GEMINI.md (managed block)" },
-      skills: { level: "guaranteed", evidence: "declared", location: ".gemini/skills/<name>/" },
-      agents: { level: "guaranteed", evidence: "declared", location: ".gemini/agents/<name>.md" },
-      tools: { level: "guaranteed", evidence: "declared", location: ".gemini/settings.json mcpServers.<adapter>" },
+      context: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.61.0",
+        location: "GEMINI.md (managed block)",
+      },
+      skills: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.61.0",
+        location: ".gemini/skills/<name>/",
+      },
+      agents: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.61.0",
+        location: ".gemini/agents/<name>.md",
+      },
+      tools: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.61.0",
+        location: ".gemini/settings.json mcpServers.<adapter>",
+      },
     },
   },
 

@@ -40,10 +40,30 @@ export const opencode = {
     version: 1,
     hostVersion: "1.18.33",
     exports: {
-      context: { level: "guaranteed", evidence: "declared", location: "AGENTS.md (managed block)" },
-      skills: { level: "guaranteed", evidence: "declared", location: ".opencode/skills/<name>/" },
-      agents: { level: "guaranteed", evidence: "declared", location: ".opencode/agents/<name>.md (mode: subagent)" },
-      tools: { level: "guaranteed", evidence: "declared", location: "opencode.json mcp.<adapter>" },
+      context: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "1.18.33",
+        location: "AGENTS.md (managed block)",
+      },
+      skills: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "1.18.33",
+        location: ".opencode/skills/<name>/",
+      },
+      agents: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "1.18.33",
+        location: ".opencode/agents/<name>.md (mode: subagent)",
+      },
+      tools: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "1.18.33",
+        location: "opencode.json mcp.<adapter>",
+      },
     },
   },
 

@@ -24,10 +24,25 @@ export const pi = {
     version: 1,
     hostVersion: "0.73.1",
     exports: {
-      context: { level: "guaranteed", evidence: "declared", location: "AGENTS.md (managed block)" },
-      skills: { level: "guaranteed", evidence: "declared", location: ".pi/skills/<name>/ (launch Pi in the workspace)" },
+      context: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.73.1",
+        location: "AGENTS.md (managed block)",
+      },
+      skills: {
+        level: "guaranteed",
+        evidence: "verified",
+        verifiedWith: "0.73.1",
+        location: ".pi/skills/<name>/ (launch Pi in the workspace)",
+      },
       agents: { level: "unsupported", reason: NO_SUBAGENTS, evidence: "declared", location: "(none)" },
-      tools: { level: "best-effort", reason: MCP_VIA_EXTENSION, evidence: "declared", location: ".pi/mcp.json mcpServers.<adapter>" },
+      tools: {
+        level: "best-effort",
+        reason: MCP_VIA_EXTENSION,
+        evidence: "declared",
+        location: ".pi/mcp.json mcpServers.<adapter>",
+      },
     },
   },
 

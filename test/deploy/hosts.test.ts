@@ -179,22 +179,26 @@ describe("codex", () => {
           "exports": {
             "context": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "codex-cli 0.169.0",
               "location": "AGENTS.md (managed block)"
             },
             "skills": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "codex-cli 0.169.0",
               "location": ".agents/skills/<name>/"
             },
             "agents": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "codex-cli 0.169.0",
               "location": ".codex/agents/<name>.toml, registered as [agents.<name>] in .codex/config.toml"
             },
             "tools": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "codex-cli 0.169.0",
               "location": ".codex/config.toml [mcp_servers.<adapter>]"
             }
           }
@@ -369,22 +373,26 @@ describe("claude-code", () => {
           "exports": {
             "context": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "2.1.328 (Claude Code)",
               "location": "CLAUDE.md (managed block; @AGENTS.md when present)"
             },
             "skills": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "2.1.328 (Claude Code)",
               "location": ".claude/skills/<name>/"
             },
             "agents": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "2.1.328 (Claude Code)",
               "location": ".claude/agents/<name>.md"
             },
             "tools": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "2.1.328 (Claude Code)",
               "location": ".mcp.json mcpServers.<adapter>, approved in .claude/settings.json enabledMcpjsonServers"
             }
           }
@@ -524,12 +532,14 @@ describe("pi", () => {
           "exports": {
             "context": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.73.1",
               "location": "AGENTS.md (managed block)"
             },
             "skills": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.73.1",
               "location": ".pi/skills/<name>/ (launch Pi in the workspace)"
             },
             "agents": {
@@ -709,22 +719,26 @@ describe("opencode", () => {
           "exports": {
             "context": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "1.18.33",
               "location": "AGENTS.md (managed block)"
             },
             "skills": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "1.18.33",
               "location": ".opencode/skills/<name>/"
             },
             "agents": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "1.18.33",
               "location": ".opencode/agents/<name>.md (mode: subagent)"
             },
             "tools": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "1.18.33",
               "location": "opencode.json mcp.<adapter>"
             }
           }
@@ -927,22 +941,26 @@ describe("gemini", () => {
           "exports": {
             "context": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.61.0",
               "location": "GEMINI.md (managed block)"
             },
             "skills": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.61.0",
               "location": ".gemini/skills/<name>/"
             },
             "agents": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.61.0",
               "location": ".gemini/agents/<name>.md"
             },
             "tools": {
               "level": "guaranteed",
-              "evidence": "declared",
+              "evidence": "verified",
+              "verifiedWith": "0.61.0",
               "location": ".gemini/settings.json mcpServers.<adapter>"
             }
           }
