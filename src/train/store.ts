@@ -1,0 +1,328 @@
+/**
+ * The version store: a bare Git repository (default `runs/versions.git`) shared by runs,
+ * written with isomorphic-git. Every write is crash-safe: objects and refs are written to a
+ * temp file and renamed into place, so a `kill -9` never leaves a torn object or ref and
+ * `git fsck --strict` stays clean.
+ */
+import * as nodeFs from "node:fs";
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import git from "isomorphic-git";
+import { walkTree } from "../adapter/files.js";
+import { HermitError } from "../errors.js";
+import { atomicWrite } from "./atomic.js";
+import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
+
+/** A file of a recorded tree. */
+export interface TreeEntryInfo {
+  oid: string;
+  /** `100644` or `100755`. */
+  mode: string;
+}
+
+/** path → blob, the flat view of a tree. */
+export type FileMap = Map<string, TreeEntryInfo>;
+
+export interface CommitInfo {
+  oid: string;
+  tree: string;
+  parents: string[];
+  message: CommitMessage;
+  /** Seconds since the epoch. */
+  time: number;
+}
+
+const IDENTITY = { name: "hermit", email: "hermit@localhost" };
+const TEMP_DIR = "hermit-tmp";
+const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * isomorphic-git with atomic `writeFile`: temp files live in `<gitdir>/hermit-tmp/` (never
+ * under `refs/` or `objects/`, where git would read a stray one as a ref or an object).
+ */
+function atomicFs(gitdir: string) {
+  const promises = nodeFs.promises;
+  const tempDir = join(gitdir, TEMP_DIR);
+  const fs = {
+    readFile: promises.readFile.bind(promises),
+    writeFile: async (file: string, data: string | Uint8Array, options?: unknown) => {
+      if (typeof data === "string") data = Buffer.from(data, ((options as { encoding?: BufferEncoding })?.encoding ?? "utf8"));
+      if (!file.startsWith(gitdir)) return writeFile(file, data);
+      await atomicWrite(file, data, tempDir);
+    },
+    unlink: promises.unlink.bind(promises),
+    readdir: promises.readdir.bind(promises),
+    mkdir: promises.mkdir.bind(promises),
+    rmdir: promises.rmdir.bind(promises),
+    stat: promises.stat.bind(promises),
+    lstat: promises.lstat.bind(promises),
+    readlink: promises.readlink.bind(promises),
+    symlink: promises.symlink.bind(promises),
+    chmod: promises.chmod.bind(promises),
+  };
+  return { promises: fs };
+}
+
+export class VersionStore {
+  private readonly fs: ReturnType<typeof atomicFs>;
+  /** Object ids known to be in the store, so unchanged files are not compressed again. */
+  private readonly known = new Set<string>();
+  /** Trees and blobs are immutable: keep what was read (blobs up to a byte budget). */
+  private readonly fileMaps = new Map<string, FileMap>();
+  private readonly blobs = new Map<string, Uint8Array>();
+  private blobBytes = 0;
+
+  private constructor(readonly gitdir: string) {
+    this.fs = atomicFs(gitdir);
+  }
+
+  /** Open the store at `gitdir`, creating a bare repository when there is none. */
+  static async open(gitdir: string): Promise<VersionStore> {
+    const store = new VersionStore(gitdir);
+    const head = await stat(join(gitdir, "HEAD")).catch(() => undefined);
+    if (!head) {
+      const entries = await readdir(gitdir).catch(() => [] as string[]);
+      if (entries.length > 0) {
+        throw new HermitError("RUN_INVALID", `${gitdir}: not a Git repository, and not empty; cannot use it as the version store`, {
+          path: gitdir,
+        });
+      }
+      await mkdir(gitdir, { recursive: true });
+      await git.init({ fs: store.fs, gitdir, bare: true, defaultBranch: "main" });
+    }
+    // Leftovers of a crash between writing a temp file and renaming it.
+    await rm(join(gitdir, TEMP_DIR), { recursive: true, force: true });
+    return store;
+  }
+
+  /** Record every file of `dir` (as `walkTree` sees it: no `.git`, no `node_modules`, no escaping symlink). */
+  async writeDirectory(dir: string): Promise<{ tree: string; files: FileMap }> {
+    const { files } = await walkTree(dir);
+    const map: FileMap = new Map();
+    await inBatches(files, async (file) => {
+      const absolute = join(dir, file.path);
+      const [bytes, info] = await Promise.all([readFile(absolute), stat(absolute)]);
+      map.set(file.path, { oid: await this.writeBlob(bytes), mode: info.mode & 0o111 ? "100755" : "100644" });
+    });
+    return { tree: await this.writeFileMap(map), files: map };
+  }
+
+  async writeBlob(bytes: Uint8Array): Promise<string> {
+    const { oid } = await git.hashBlob({ object: bytes });
+    if (!this.known.has(oid)) {
+      await git.writeBlob({ fs: this.fs, gitdir: this.gitdir, blob: bytes });
+      this.known.add(oid);
+    }
+    return oid;
+  }
+
+  /** Write the nested trees of a flat file map; returns the root tree id. */
+  async writeFileMap(files: FileMap): Promise<string> {
+    interface Dir {
+      files: Map<string, TreeEntryInfo>;
+      dirs: Map<string, Dir>;
+    }
+    const root: Dir = { files: new Map(), dirs: new Map() };
+    for (const [path, entry] of files) {
+      const parts = path.split("/");
+      let dir = root;
+      for (const part of parts.slice(0, -1)) {
+        if (!dir.dirs.has(part)) dir.dirs.set(part, { files: new Map(), dirs: new Map() });
+        dir = dir.dirs.get(part)!;
+      }
+      dir.files.set(parts[parts.length - 1], entry);
+    }
+    const write = async (dir: Dir): Promise<string> => {
+      const tree = [
+        ...[...dir.files].map(([path, entry]) => ({ path, mode: entry.mode, oid: entry.oid, type: "blob" as const })),
+        ...(await Promise.all(
+          [...dir.dirs].map(async ([path, sub]) => ({ path, mode: "040000", oid: await write(sub), type: "tree" as const })),
+        )),
+      ];
+      const oid = await git.writeTree({ fs: this.fs, gitdir: this.gitdir, tree });
+      this.known.add(oid);
+      return oid;
+    };
+    return write(root);
+  }
+
+  /** The flat file map of a tree (a fresh copy the caller may change). */
+  async readFileMap(tree: string): Promise<FileMap> {
+    const cached = this.fileMaps.get(tree);
+    if (cached) return new Map(cached);
+    const map: FileMap = new Map();
+    const walk = async (oid: string, prefix: string) => {
+      const { tree: entries } = await git.readTree({ fs: this.fs, gitdir: this.gitdir, oid });
+      for (const entry of entries) {
+        const path = prefix + entry.path;
+        if (entry.type === "tree") await walk(entry.oid, `${path}/`);
+        else if (entry.type === "blob") map.set(path, { oid: entry.oid, mode: entry.mode === "100755" ? "100755" : "100644" });
+      }
+    };
+    await walk(tree, "");
+    if (this.fileMaps.size > 1000) this.fileMaps.clear();
+    this.fileMaps.set(tree, map);
+    return new Map(map);
+  }
+
+  async readBlob(oid: string): Promise<Uint8Array> {
+    const cached = this.blobs.get(oid);
+    if (cached) return cached;
+    const blob = (await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid })).blob;
+    if (this.blobBytes + blob.length > BLOB_CACHE_BYTES) {
+      this.blobs.clear();
+      this.blobBytes = 0;
+    }
+    this.blobs.set(oid, blob);
+    this.blobBytes += blob.length;
+    return blob;
+  }
+
+  /**
+   * Make `dir` hold exactly the files of `tree`: files not in the tree are removed, changed
+   * ones rewritten, equal ones left alone.
+   */
+  async exportTree(tree: string, dir: string): Promise<FileMap> {
+    const files = await this.readFileMap(tree);
+    await mkdir(dir, { recursive: true });
+    const present = await walkTree(dir);
+    for (const file of present.files) if (!files.has(file.path)) await rm(join(dir, file.path), { force: true });
+    for (const problem of present.problems) await rm(join(dir, problem.path), { force: true, recursive: true });
+    await removeEmptyDirs(dir);
+    await inBatches([...files], async ([path, entry]) => {
+      const target = join(dir, path);
+      const bytes = await this.readBlob(entry.oid);
+      const current = await readFile(target).catch(() => undefined);
+      if (!current || !Buffer.from(bytes).equals(current)) {
+        await mkdir(dirname(target), { recursive: true });
+        await rm(target, { force: true });
+        await writeFile(target, bytes);
+      }
+      await chmod(target, entry.mode === "100755" ? 0o755 : 0o644);
+    });
+    return files;
+  }
+
+  /** Write a commit; `time` (seconds) defaults to now. */
+  async commit(input: { tree: string; parents: string[]; message: CommitMessage; time?: number }): Promise<string> {
+    const signature = { ...IDENTITY, timestamp: input.time ?? Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+    const oid = await git.writeCommit({
+      fs: this.fs,
+      gitdir: this.gitdir,
+      commit: { message: formatMessage(input.message), tree: input.tree, parent: input.parents, author: signature, committer: signature },
+    });
+    this.known.add(oid);
+    return oid;
+  }
+
+  async readCommit(oid: string): Promise<CommitInfo> {
+    const { commit } = await git.readCommit({ fs: this.fs, gitdir: this.gitdir, oid });
+    return { oid, tree: commit.tree, parents: commit.parent, message: parseMessage(commit.message), time: commit.committer.timestamp };
+  }
+
+  /** Point `ref` (a full name, `refs/...`) at `oid`. Atomic. */
+  async setRef(ref: string, oid: string): Promise<void> {
+    await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref, value: oid, force: true });
+  }
+
+  /** Make the store's HEAD name `ref` (the latest run's branch), so clones and `git log` land there. */
+  async pointHead(ref: string): Promise<void> {
+    await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref: "HEAD", value: ref, symbolic: true, force: true });
+  }
+
+  /** The object a full ref names, or undefined when it does not exist. */
+  async getRef(ref: string): Promise<string | undefined> {
+    try {
+      return await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref });
+    } catch (error) {
+      if ((error as { code?: string }).code === "NotFoundError") return undefined;
+      throw error;
+    }
+  }
+
+  /** Full ref names under `prefix` (e.g. `refs/hermit/run-1/candidates`). */
+  async listRefs(prefix: string): Promise<string[]> {
+    const names = await git.listRefs({ fs: this.fs, gitdir: this.gitdir, filepath: prefix });
+    return names.map((name) => `${prefix}/${name}`);
+  }
+
+  /** An annotated tag `name` (without `refs/tags/`) on `commit`, replaced if it named another commit. */
+  async tag(name: string, commit: string, message: string): Promise<void> {
+    const existing = await this.getRef(`refs/tags/${name}`);
+    if (existing && (await this.peel(existing)) === commit) return;
+    await git.annotatedTag({
+      fs: this.fs,
+      gitdir: this.gitdir,
+      ref: name,
+      object: commit,
+      message: message.endsWith("\n") ? message : `${message}\n`,
+      tagger: { ...IDENTITY, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 },
+      force: true,
+    });
+  }
+
+  /** Follow annotated tags down to the commit. */
+  async peel(oid: string): Promise<string> {
+    let current = oid;
+    for (let depth = 0; depth < 10; depth++) {
+      const object = await git.readObject({ fs: this.fs, gitdir: this.gitdir, oid: current, format: "parsed" });
+      if (object.type !== "tag") return current;
+      current = (object.object as { object: string }).object;
+    }
+    return current;
+  }
+
+  /**
+   * Resolve what a user typed (`hermit/run-1/final`, `refs/heads/…`, a branch, a tag, a commit
+   * id or a unique prefix of one) to a commit id.
+   */
+  async resolveCommit(refish: string): Promise<string> {
+    let oid: string | undefined;
+    try {
+      oid = await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref: await git.expandRef({ fs: this.fs, gitdir: this.gitdir, ref: refish }) });
+    } catch {
+      if (/^[0-9a-f]{4,40}$/.test(refish)) {
+        oid = await git.expandOid({ fs: this.fs, gitdir: this.gitdir, oid: refish }).catch(() => undefined);
+      }
+    }
+    if (!oid) {
+      throw new HermitError("INPUT_NOT_FOUND", `${this.gitdir}: no ref or commit '${refish}' in the version store`, {
+        path: this.gitdir,
+        ref: refish,
+      });
+    }
+    const commit = await this.peel(oid);
+    const { type } = await git.readObject({ fs: this.fs, gitdir: this.gitdir, oid: commit, format: "parsed" });
+    if (type !== "commit") throw new HermitError("INPUT_NOT_FOUND", `${this.gitdir}: '${refish}' names a ${type}, not a commit`, { ref: refish });
+    return commit;
+  }
+
+  /** The first-parent history from `oid` back to the root (newest first). */
+  async firstParentLog(oid: string, limit = 100_000): Promise<CommitInfo[]> {
+    const out: CommitInfo[] = [];
+    let current: string | undefined = oid;
+    while (current && out.length < limit) {
+      const info = await this.readCommit(current);
+      out.push(info);
+      current = info.parents[0];
+    }
+    return out;
+  }
+}
+
+/** Run `fn` over `items`, at most 64 at a time (a big adapter must not exhaust file handles). */
+async function inBatches<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += 64) await Promise.all(items.slice(i, i + 64).map(fn));
+}
+
+async function removeEmptyDirs(dir: string): Promise<boolean> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  let empty = true;
+  for (const entry of entries) {
+    if (entry.isDirectory() && entry.name !== ".git") {
+      if (await removeEmptyDirs(join(dir, entry.name))) await rm(join(dir, entry.name), { recursive: true });
+      else empty = false;
+    } else empty = false;
+  }
+  return empty;
+}

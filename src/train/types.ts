@@ -1,0 +1,175 @@
+/**
+ * The Trainer's contracts: what a Task and an Evolver implement, what they are given, and the
+ * records a run leaves behind (DESIGN.md section 7). Everything here is plain data or a
+ * plugin interface; the loop lives in `loop/`.
+ */
+import type { Session, SessionOptions } from "../runtime/session.js";
+import type { RepairAction } from "../spec/repair.js";
+import type { Issue } from "../spec/types.js";
+
+/** The three splits of a task. `test` is sealed: scored once, at the end, never shown to the learner. */
+export type Split = "train" | "val" | "test";
+
+/** One task instance. `id` is unique within its split; every other key is the task's business. */
+export interface TaskInstance {
+  id: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Usage a rollout or an Evolver step reports. A field left out was not reported: the Trainer
+ * counts it as unknown, never as zero.
+ */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+/** What `Task.rollout` returns. `score: null` means the rollout could not be measured. */
+export interface RolloutResult {
+  score: number | null;
+  /** What went right or wrong, for the learner. */
+  feedback?: string;
+  usage?: Usage;
+}
+
+/** What a rollout is given. */
+export interface RolloutContext {
+  /** Absolute path of the adapter version under test (read-only by convention). */
+  adapter: string;
+  /** Git tree id of that version: the rollout cache key. */
+  tree: string;
+  split: Split;
+  /** 0-based repetition index (`--trials`). */
+  trial: number;
+  /** The step whose batch runs this rollout (0 before any step), or `final` for the sealed test. */
+  step: number | "final";
+  /** A fresh directory for this rollout's evidence; the learner reads it. */
+  evidenceDir: string;
+  /** Aborted when the rollout times out or the run stops. */
+  signal: AbortSignal;
+  /** The run's seed, for tasks that sample. */
+  seed: number;
+  /**
+   * Open a `Session` on the version under test, with this rollout's evidence directory and an
+   * audit log (`audit.jsonl`) inside it. Closed by the Trainer when the rollout ends.
+   */
+  session(options?: Omit<SessionOptions, "evidence" | "auditLog">): Promise<Session>;
+  /** Deploy the version under test into `workspace` for `host` (a real host can then be launched there). */
+  deploy(host: string, workspace: string): Promise<unknown>;
+}
+
+/** A Task plugin: instances per split and a scored rollout. */
+export interface Task {
+  name: string;
+  instances(split: Split): TaskInstance[] | Promise<TaskInstance[]>;
+  rollout(instance: TaskInstance, context: RolloutContext): RolloutResult | Promise<RolloutResult>;
+  /** Called once when the run ends, whatever happened. */
+  close?(): void | Promise<void>;
+}
+
+/** What `Evolver.step` returns. */
+export interface StepResult {
+  /** `done`: the candidate is ready; `skipped`: nothing this step; `failed`: the step failed; `stop`: end the run. */
+  status: "done" | "skipped" | "failed" | "stop";
+  summary: string;
+  usage?: Usage;
+}
+
+/** An Evolver plugin: edits the candidate in `workspace.adapter`. */
+export interface Evolver {
+  name: string;
+  step(context: EvolverContext): StepResult | Promise<StepResult>;
+  /** Called once when the run ends, whatever happened. */
+  close?(): void | Promise<void>;
+}
+
+/** What the Evolver is given each step. */
+export interface EvolverContext {
+  run: string;
+  step: number;
+  workspace: {
+    /** The candidate: a copy of the accepted version; edit it in place. */
+    adapter: string;
+    /** The Evolver's own directory, kept across steps (and across a resume); never part of the adapter. */
+    state: string;
+  };
+  /** The template root the candidate is checked against. */
+  root: string;
+  /** The accepted version the acting batch used (read-only). */
+  rolloutAdapter: string;
+  learningMaterial: LearningMaterial;
+  signal: AbortSignal;
+  seed: number;
+  /** Settings for the Evolver: `evolver-options` of the run config, plus `pool` when given. */
+  options: Record<string, unknown>;
+  /** Absolute path of `--pool`, when given. */
+  pool?: string;
+  /** A progress line on stderr. */
+  log(line: string): void;
+}
+
+/** How one rollout ended. */
+export type RolloutStatus = "ok" | "error" | "timeout";
+
+/** One finished rollout, as cached and as shown to the learner. */
+export interface RolloutRecord {
+  tree: string;
+  split: Split;
+  instance: string;
+  trial: number;
+  status: RolloutStatus;
+  /** Null when the rollout crashed, timed out or the task could not measure it: missing data, never 0. */
+  score: number | null;
+  feedback?: string;
+  error?: string;
+  usage?: Usage;
+  durationMs: number;
+  /** Absolute path of the evidence directory. */
+  evidenceDir: string;
+  /** The step whose batch ran it (0 = before the first step, "final" = the sealed test). */
+  ranAt: number | "final";
+}
+
+/** The repair the previous step needed, as the learner sees it. */
+export interface RepairFeedback {
+  step: number;
+  issues: Issue[];
+  actions: RepairAction[];
+  passedAfter: boolean;
+}
+
+/** One past step, as the learner sees it. */
+export interface HistoryEntry {
+  step: number;
+  status: StepStatus;
+  summary: string;
+  score: number | null;
+  acceptedScore: number | null;
+  commit: string;
+}
+
+/** What the Evolver learns from (also written to `steps/<n>/learning.json`). */
+export interface LearningMaterial {
+  run: string;
+  step: number;
+  task: string;
+  /** The accepted version the batch ran: its commit, tree and mean validation score (null before any is known). */
+  accepted: { commit: string; tree: string; score: number | null };
+  /** The acting batch on the train split, with scores, feedback and evidence. */
+  rollouts: RolloutRecord[];
+  /** Mean train score of the batch over measured rollouts; null when none was measured. */
+  batchScore: number | null;
+  /** The previous step's repair, when its candidate needed one. */
+  repairs: RepairFeedback[];
+  history: HistoryEntry[];
+  /** Absolute path of this file on disk. */
+  file: string;
+}
+
+/** Final status of one step. */
+export type StepStatus = "accepted" | "rejected" | "unmeasured" | "invalid" | "failed" | "skipped" | "stopped";
+
+/** Status of a whole run. */
+export type RunStatus = "running" | "completed" | "stopped" | "budget" | "failed";

@@ -1,0 +1,58 @@
+/**
+ * Usage totals (pure). A rollout or Evolver step that did not report a field leaves it
+ * unknown: the totals keep a count of what was reported and what was not, and a total is
+ * shown as a lower bound (or "unknown") whenever anything went unreported. Never zero.
+ */
+import type { Usage } from "./types.js";
+
+type Field = keyof Usage;
+const FIELDS: Field[] = ["inputTokens", "outputTokens", "costUsd"];
+
+export interface UsageTotals {
+  /** Sum of what was reported, per field. */
+  known: Required<Usage>;
+  /** How many reports carried each field. */
+  reported: Record<Field, number>;
+  /** How many rollouts and Evolver steps there were in all. */
+  sources: number;
+}
+
+export function emptyUsage(): UsageTotals {
+  return { known: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, reported: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, sources: 0 };
+}
+
+/** Add one source's usage (undefined: it reported nothing). */
+export function addUsage(totals: UsageTotals, usage: Usage | undefined): UsageTotals {
+  const next: UsageTotals = { known: { ...totals.known }, reported: { ...totals.reported }, sources: totals.sources + 1 };
+  for (const field of FIELDS) {
+    const value = usage?.[field];
+    if (typeof value === "number") {
+      next.known[field] += value;
+      next.reported[field] += 1;
+    }
+  }
+  return next;
+}
+
+export function mergeUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  const next: UsageTotals = { known: { ...a.known }, reported: { ...a.reported }, sources: a.sources + b.sources };
+  for (const field of FIELDS) {
+    next.known[field] += b.known[field];
+    next.reported[field] += b.reported[field];
+  }
+  return next;
+}
+
+/** Known tokens (input + output): a lower bound when some source did not report them. */
+export function knownTokens(totals: UsageTotals): number {
+  return totals.known.inputTokens + totals.known.outputTokens;
+}
+
+/** "unknown", an exact figure, or "≥ figure (k of n unreported)". */
+export function describeUsage(totals: UsageTotals, field: Field): string {
+  const reported = totals.reported[field];
+  if (totals.sources === 0) return "none";
+  if (reported === 0) return "unknown (not reported)";
+  const value = field === "costUsd" ? `$${totals.known[field].toFixed(4)}` : String(totals.known[field]);
+  return reported === totals.sources ? value : `≥ ${value} (${totals.sources - reported} of ${totals.sources} unreported)`;
+}

@@ -1,0 +1,161 @@
+/** The built-in `select` Evolver: the pool, ranking by failure feedback, memory of tried moves, and a real search. */
+import { readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { addFragment, isIncluded, readPlacement, readPool, removeFragment } from "../../src/evolvers/pool.js";
+import { failures, rankFragments } from "../../src/evolvers/relevance.js";
+import { chooseMove, type SelectState } from "../../src/evolvers/select.js";
+import { train } from "../../src/train/index.js";
+import { copyDir, exampleAdapter, repoRoot, testdir } from "../helpers.js";
+import { setup, lsTree, fsck } from "./helpers.js";
+import type { RolloutRecord } from "../../src/train/types.js";
+
+const examplePool = join(repoRoot, "examples", "pool");
+
+const rollout = (score: number | null, feedback: string): RolloutRecord => ({
+  tree: "t",
+  split: "train",
+  instance: feedback.slice(0, 8),
+  trial: 0,
+  status: score === null ? "error" : "ok",
+  score,
+  feedback,
+  durationMs: 1,
+  evidenceDir: "/x",
+  ranAt: 1,
+});
+
+describe("select: the pool", () => {
+  it("reads skills and sections with their descriptions", async () => {
+    const pool = await readPool(examplePool);
+    expect(pool.map((fragment) => fragment.id)).toEqual([
+      "sections/em-dashes",
+      "sections/html-comments",
+      "sections/skip-short-words",
+      "skills/ignore-markdown-markers",
+      "skills/skip-code-blocks",
+      "skills/skip-numbers",
+      "skills/skip-urls",
+      "skills/split-hyphenated-words",
+    ]);
+    expect(pool.find((fragment) => fragment.id === "skills/skip-numbers")?.description).toMatch(/^Numbers are figures, not words/);
+  });
+
+  it("adds and removes a section and a skill, leaving the adapter as it was", async () => {
+    const adapter = await copyDir(exampleAdapter);
+    const original = await readFile(join(adapter, "ADAPTER.md"), "utf8");
+    const pool = await readPool(examplePool);
+    const where = await readPlacement(adapter);
+    const section = pool.find((fragment) => fragment.id === "sections/html-comments")!;
+    const skill = pool.find((fragment) => fragment.id === "skills/skip-code-blocks")!;
+    await addFragment(adapter, section, where);
+    await addFragment(adapter, skill, where);
+    const context = await readFile(join(adapter, "ADAPTER.md"), "utf8");
+    expect(context).toContain("<!-- pool:html-comments -->\n## HTML comments");
+    expect(context).toContain("drop html-comments\n```\n<!-- /pool:html-comments -->\n");
+    expect(await isIncluded(adapter, section, where)).toBe(true);
+    expect(await readdir(join(adapter, "skills"))).toEqual(["skip-code-blocks", "verify-output"]);
+    await removeFragment(adapter, section, where);
+    await removeFragment(adapter, skill, where);
+    expect(await readFile(join(adapter, "ADAPTER.md"), "utf8")).toBe(original);
+    expect(await readdir(join(adapter, "skills"))).toEqual(["verify-output"]);
+  });
+});
+
+describe("select: choosing a move", () => {
+  it("ranks fragments by how well they match the failing rollouts' feedback", async () => {
+    const pool = await readPool(examplePool);
+    const found = failures([
+      rollout(0.4, "Answered 31 words, expected 23 (8 too many). The text has a fenced code block."),
+      rollout(0.45, "Answered 22 words, expected 14 (8 too many). The text has a fenced code block, numbers."),
+      rollout(1, "Correct: 28 words. The text has URLs."),
+    ]);
+    expect(found).toHaveLength(2);
+    const ranked = rankFragments(pool, found).sort((a, b) => b.score - a.score);
+    expect(ranked[0].fragment.id).toBe("skills/skip-code-blocks");
+    expect(ranked[0].matched).toEqual(["block", "code", "fenced"]);
+    expect(ranked[1].fragment.id).toBe("skills/skip-numbers");
+    // URLs appear only in a correct answer's feedback: no evidence for skip-urls.
+    expect(ranked.find((r) => r.fragment.id === "skills/skip-urls")!.score).toBe(0);
+  });
+
+  it("never repeats a move from the same starting point, and retries a rejected one only after the base changed", async () => {
+    const pool = await readPool(examplePool);
+    const where = { context: "ADAPTER.md", skills: "skills", agents: "agents" };
+    const ranked = rankFragments(pool, failures([rollout(0.2, "The text has a fenced code block and numbers.")]));
+    const state: SelectState = { version: 1, moves: [], invalid: {} };
+    const first = chooseMove(pool, where, state, [], ranked, 0, 1)!;
+    expect(first).toMatchObject({ op: "add", fragment: { id: "skills/skip-code-blocks" } });
+    state.moves.push({ step: 1, op: "add", fragment: first.fragment.id, base: [], outcome: "rejected", relevance: 1 });
+    const second = chooseMove(pool, where, state, [], ranked, 0, 2)!;
+    expect(second.fragment.id).toBe("skills/skip-numbers");
+    // After skip-numbers was accepted, the untried fragments come before a retry of skip-code-blocks.
+    state.moves.push({ step: 2, op: "add", fragment: second.fragment.id, base: [], outcome: "accepted", relevance: 1 });
+    const base = ["skills/skip-numbers"];
+    const order: string[] = [];
+    for (let step = 3; step < 20; step++) {
+      const move = chooseMove(pool, where, state, base, ranked, 0, step);
+      if (!move) break;
+      order.push(`${move.op}:${move.fragment.id}`);
+      state.moves.push({ step, op: move.op, fragment: move.fragment.id, base, outcome: "rejected", relevance: move.relevance.score });
+    }
+    expect(order.slice(0, 6).every((entry) => entry.startsWith("add:") && entry !== "add:skills/skip-code-blocks")).toBe(true);
+    expect(order).toContain("remove:skills/skip-numbers");
+    expect(order[order.length - 1]).toBe("add:skills/skip-code-blocks");
+    expect(new Set(order).size).toBe(order.length);
+    // Invalid fragments are never chosen.
+    const fresh: SelectState = { version: 1, moves: [], invalid: { "skills/skip-code-blocks": "broke the spec" } };
+    expect(chooseMove(pool, where, fresh, [], ranked, 0, 1)!.fragment.id).not.toBe("skills/skip-code-blocks");
+  });
+});
+
+describe("select: a search in a run", () => {
+  it("tries, rejects and remembers a harmful fragment, learns from a repair, keeps the helpful ones, and stops", async () => {
+    const pool = await testdir({
+      "skills/fix-alpha/SKILL.md": "---\nname: fix-alpha\ndescription: Repairs alpha mistakes in long texts with care and patience.\n---\nBody.\n",
+      "skills/fix-bravo/SKILL.md": "---\nname: fix-bravo\ndescription: Repairs bravo mistakes.\n---\nBody.\n",
+      "skills/loud-alpha/SKILL.md": "---\nname: loud-alpha\ndescription: Alpha mistakes, loudly.\n---\nBody.\n",
+      "skills/misnamed/SKILL.md": "---\nname: other-name\ndescription: Bravo.\n---\nBody.\n",
+    });
+    const { adapter, runsDir, template } = await setup();
+    // The task checks which skills the version under test has, standing in for an acting agent.
+    const task = {
+      name: "skills-present",
+      instances: (split: string) => (split === "test" ? [{ id: "x" }] : [{ id: `${split}-alpha` }, { id: `${split}-bravo` }]),
+      async rollout(instance: { id: string }, context: { adapter: string }) {
+        const skills = await readdir(join(context.adapter, "skills")).catch(() => [] as string[]);
+        const penalty = skills.includes("loud-alpha") ? 0.4 : 0;
+        if (instance.id.endsWith("alpha")) return skills.includes("fix-alpha") ? { score: 1 - penalty, feedback: "right" } : { score: 0.2, feedback: "alpha mistakes left" };
+        if (instance.id.endsWith("bravo")) return skills.includes("fix-bravo") ? { score: 1 - penalty, feedback: "right" } : { score: 0.3, feedback: "bravo mistakes left" };
+        return { score: skills.length / 2 };
+      },
+    };
+    const result = await train({ adapter, template, task, evolver: "select", pool, steps: 10, runsDir, runId: "search" });
+    const summaries = await Promise.all(result.steps.map(async (step) => JSON.parse(await readFile(join(result.runDir, "steps", String(step.step), "step.json"), "utf8"))));
+    const lines = summaries.map((record) => `${record.status}: ${record.summary}`);
+    expect(lines).toEqual([
+      "rejected: added skill misnamed (matches 'bravo' in 1 of 2 failing rollout(s))",
+      "accepted: added skill fix-bravo (matches 'bravo' in 1 of 2 failing rollout(s))",
+      "rejected: added skill loud-alpha (matches 'alpha' in 1 of 1 failing rollout(s))",
+      "accepted: added skill fix-alpha (matches 'alpha' in 1 of 1 failing rollout(s))",
+      "stopped: every rollout of the batch got the best score; nothing left to fix",
+    ]);
+    // The misnamed skill broke the specification: the Trainer repaired it away, and the learner saw that.
+    expect(summaries[0].repair.actions).toEqual([{ op: "delete", path: "skills/misnamed/SKILL.md" }]);
+    expect(lines.find((line) => line.includes("misnamed"))).toMatch(/^rejected: added skill misnamed/);
+    expect(lines.find((line) => line.includes("loud-alpha"))).toMatch(/^rejected: added skill loud-alpha/);
+    expect(lines.filter((line) => /^accepted: added skill fix-(alpha|bravo)/.test(line))).toHaveLength(2);
+    expect(result.status).toBe("stopped");
+    expect(lines[lines.length - 1]).toMatch(/^stopped: every rollout of the batch got the best score/);
+    // Every move was chosen for a reason found in the failures, and tried once.
+    expect(lines.slice(0, -1).every((line) => /\(matches '(alpha|bravo)'/.test(line))).toBe(true);
+    expect(new Set(lines.map((line) => line.replace(/ \(.*$/, ""))).size).toBe(lines.length);
+    const state = JSON.parse(await readFile(join(result.runDir, "workspace", "state", "select.json"), "utf8")) as SelectState;
+    expect(Object.keys(state.invalid)).toEqual(["skills/misnamed"]);
+    expect(state.moves.map((move) => move.outcome)).toEqual(summaries.slice(0, -1).map((record) => record.status));
+    const store = join(runsDir, "versions.git");
+    expect(lsTree(store, result.acceptedCommit).filter((path) => path.startsWith("skills/"))).toEqual(["skills/fix-alpha/SKILL.md", "skills/fix-bravo/SKILL.md"]);
+    expect(result.test).toMatchObject({ base: { score: 0 }, final: { score: 1 } });
+    expect(fsck(store).status).toBe(0);
+  });
+});
