@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { HermitError } from "../errors.js";
 import type { Problem } from "./types.js";
 
-/** Folders that are never part of an adapter's source tree. */
+/** Entries (folders, or a worktree's `.git` file) that are never part of an adapter's source tree. */
 export const IGNORED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
 /** Upper bounds that keep a hostile adapter from exhausting memory. */
 export const LIMITS = { files: 20_000, fileBytes: 8 * 1024 * 1024, manifestBytes: 1024 * 1024 };
@@ -70,8 +70,10 @@ export async function walkTree(root: string): Promise<Tree> {
         await Promise.all(
           entries.map(async (entry) => {
             const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+            // `.git` may also be a file (a linked worktree's pointer): never part of the adapter.
+            if (IGNORED_DIRS.has(entry.name)) return;
             if (entry.isDirectory()) {
-              if (!IGNORED_DIRS.has(entry.name)) next.push(rel);
+              next.push(rel);
             } else if (entry.isFile()) {
               files.push({ path: rel, size: (await lstat(join(realRoot, rel))).size });
             } else if (entry.isSymbolicLink()) {

@@ -147,3 +147,13 @@ describe("bad input: files and tools", () => {
     expect(issues[0].problem).toMatch(/^tool 'count_words': tools.ts:countWords: could not import tools.ts: import-time failure/);
   });
 });
+
+describe("trees hermit never counts as adapter files", () => {
+  it("ignores .git (folder or worktree file) and node_modules", async () => {
+    const dir = await copyDir(exampleAdapter, {
+      ".git": "gitdir: /elsewhere/.git/worktrees/x\n",
+      "node_modules/dep/index.js": "export const x = 1;\n",
+    });
+    expect((await checkSpec(dir, exampleTemplate)).issues).toEqual([]);
+  });
+});
