@@ -100,7 +100,7 @@ describe("lock", () => {
     const sleeper = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
     try {
       const lock = join(workspace, ".hermit-deploy.lock");
-      await writeFile(lock, JSON.stringify({ pid: sleeper.pid, hostname: (await import("node:os")).hostname(), since: "then" }));
+      await writeFile(lock, JSON.stringify({ pid: sleeper.pid, host: (await import("node:os")).hostname(), since: "then" }));
       const error = await refusal(deploy({ adapter: exampleAdapter, workspace, host: "codex" }));
       expect(error.code).toBe("WORKSPACE_LOCKED");
       expect(error.message).toContain(`process ${sleeper.pid}`);
