@@ -7,7 +7,8 @@
  *
  * Order of moves: untried additions that match failures (best match first) → untried
  * additions that match nothing → removals of included fragments → additions rejected earlier
- * from a different starting point. Nothing left, or nothing failing: `stop`.
+ * from a different starting point. Nothing left, or nothing failing in the whole train split:
+ * `stop` (nothing failing in a sampled batch: `skipped`).
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -64,6 +65,12 @@ export const select = defineEvolver({
     const failing = failures(context.learningMaterial.rollouts);
     if (failing.length === 0) {
       await saveState(context.workspace.state, state);
+      // A sampled batch (--batch-size) without failures says nothing about the instances it left out.
+      const sampled = new Set(context.learningMaterial.rollouts.map((record) => record.instance)).size;
+      const total = context.learningMaterial.trainInstances ?? sampled;
+      if (sampled < total) {
+        return { status: "skipped", summary: `no failure in this batch (a sample of ${sampled} of ${total} train instances); nothing to learn from it` };
+      }
       return { status: "stop", summary: "every rollout of the batch got the best score; nothing left to fix" };
     }
 

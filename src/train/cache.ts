@@ -5,6 +5,7 @@
  */
 import { appendJsonLine, readJsonLines, sealJsonLines } from "./atomic.js";
 import type { RolloutRecord, Split } from "./types.js";
+import { addUsage, emptyUsage, type UsageTotals } from "./usage.js";
 
 export interface RolloutKey {
   tree: string;
@@ -18,10 +19,14 @@ export function cacheKey(key: RolloutKey): string {
 }
 
 export class RolloutCache {
+  private totals: UsageTotals = emptyUsage();
+
   private constructor(
     private readonly file: string,
     private readonly records: Map<string, RolloutRecord>,
-  ) {}
+  ) {
+    for (const record of records.values()) this.totals = addUsage(this.totals, record.usage);
+  }
 
   /** Load the cache file (a line torn by a crash is dropped: that rollout never finished). */
   static async open(file: string): Promise<RolloutCache> {
@@ -40,7 +45,16 @@ export class RolloutCache {
   /** Record a finished rollout (appended before it counts as done). */
   async put(record: RolloutRecord): Promise<void> {
     await appendJsonLine(this.file, record);
+    if (!this.records.has(cacheKey(record))) this.totals = addUsage(this.totals, record.usage);
     this.records.set(cacheKey(record), record);
+  }
+
+  /**
+   * Usage reported by every rollout that ran, in any process that worked on the run (the
+   * sealed test and rollouts of a step a crash interrupted included: they were paid for).
+   */
+  get usage(): UsageTotals {
+    return this.totals;
   }
 
   get size(): number {

@@ -54,6 +54,7 @@ export function renderCard(input: CardInput): string {
     ...(s.maxTime !== undefined ? [`max-time=${s.maxTime}s`] : []),
     ...(s.maxTokens !== undefined ? [`max-tokens=${s.maxTokens}`] : []),
     ...(s.pool !== undefined ? [`pool=${s.pool}`] : []),
+    ...(Object.keys(s.evolverOptions ?? {}).length > 0 ? [`evolver-options=${JSON.stringify(s.evolverOptions)}`] : []),
   ].join(", ");
   const template = `${run.template.name ?? "?"} v${run.template.version ?? "?"}`;
   const baseSource = run.base.from ? `from \`${run.base.from}\`` : `imported from \`${s.adapter ?? "?"}\``;

@@ -9,6 +9,7 @@ export interface LearningInput {
   task: string;
   accepted: LearningMaterial["accepted"];
   rollouts: RolloutRecord[];
+  trainInstances: number;
   /** Every earlier step, oldest first. */
   history: StepRecord[];
   file: string;
@@ -40,6 +41,7 @@ export function buildLearningMaterial(input: LearningInput): LearningMaterial {
     task: input.task,
     accepted: input.accepted,
     rollouts: input.rollouts,
+    trainInstances: input.trainInstances,
     batchScore: tidy(mean(scores)),
     repairs: repairFeedback(input.history[input.history.length - 1]),
     history: input.history.map(historyEntry),

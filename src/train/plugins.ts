@@ -8,7 +8,6 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { createJiti } from "jiti";
-import { importModule } from "../adapter/module-loader.js";
 import { HermitError, errorMessage } from "../errors.js";
 import { builtinEvolvers } from "../evolvers/index.js";
 import { builtinTasks } from "../tasks/index.js";
@@ -59,11 +58,28 @@ async function loadPlugin(kind: Kind, specifier: string, base: string): Promise<
   const file = await resolveModule(kind, specifier, base, Object.keys(builtins));
   let module: Record<string, unknown>;
   try {
-    module = await importModule(file);
+    module = await importPlugin(file);
   } catch (error) {
     throw new HermitError("PLUGIN_INVALID", `${file}: could not load the ${kind} module: ${errorMessage(error)}`, { path: file });
   }
   return checked(kind, pickExport(module, kind), file);
+}
+
+let pluginLoader: ReturnType<typeof createJiti> | undefined;
+
+/**
+ * Import a plugin module (TypeScript loads without a build step). `import … from "hermit"` in
+ * it is this running hermit, so a plugin written as the docs show works from any folder, with
+ * or without hermit installed beside it, and shares hermit's classes (`Session`, errors).
+ */
+async function importPlugin(file: string): Promise<Record<string, unknown>> {
+  pluginLoader ??= createJiti(import.meta.url, {
+    fsCache: false,
+    moduleCache: false,
+    interopDefault: true,
+    virtualModules: { hermit: await import("../index.js") },
+  });
+  return (await pluginLoader.import(pathToFileURL(file).href)) as Record<string, unknown>;
 }
 
 /** The default export, unless it is missing (or merely the namespace) and the named one is there. */

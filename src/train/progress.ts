@@ -60,7 +60,7 @@ export function createProgress(stream: Stream = process.stderr, tty = Boolean(st
     const filled = Math.round((done / total) * width);
     const bar = `${"█".repeat(filled)}${"░".repeat(width - filled)}`;
     const text = `${prefix()} ${bar} ${label} ${done}/${total}${cached ? ` (${cached} cached)` : ""} · best ${fmt(best)}`;
-    stream.write(`\r\x1b[K${text.slice(0, Math.max(20, (stream.columns ?? 120) - 1))}`);
+    stream.write(`\r\x1b[K${text.slice(0, Math.max(20, (stream.columns || 120) - 1))}`);
     statusShown = true;
   };
 

@@ -156,7 +156,8 @@ function validateResult(value: unknown): { score: number | null; feedback?: stri
   if (value === null || typeof value !== "object") return `rollout returned ${value === null ? "null" : typeof value}, not { score, feedback? }`;
   const { score, feedback, usage } = value as Record<string, unknown>;
   if (score !== null && (typeof score !== "number" || !Number.isFinite(score))) {
-    return `rollout returned score ${JSON.stringify(score)}; a score is a finite number, or null when it could not be measured`;
+    const shown = typeof score === "number" ? String(score) : score === undefined ? "undefined" : JSON.stringify(score) ?? typeof score;
+    return `rollout returned score ${shown}; a score is a finite number, or null when it could not be measured`;
   }
   if (feedback !== undefined && typeof feedback !== "string") return "rollout feedback must be a string";
   return { score: score as number | null, feedback: feedback as string | undefined, usage: cleanUsage(usage) };

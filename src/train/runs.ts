@@ -6,6 +6,7 @@ import { HermitError } from "../errors.js";
 import { readJson } from "./atomic.js";
 import type { RunRecord, StepRecord } from "./records.js";
 import { runPaths, stepDir } from "./run-dir.js";
+import { runIdProblem } from "./settings.js";
 
 export interface RunSummary {
   run: string;
@@ -41,6 +42,8 @@ export async function listRuns(runsDir: string): Promise<RunSummary[]> {
 }
 
 export async function showRun(runsDir: string, runId: string): Promise<RunDetails> {
+  const problem = runIdProblem(runId);
+  if (problem) throw new HermitError("USAGE", `run id '${runId}' ${problem}`, { run: runId });
   const paths = runPaths(runsDir, runId);
   const record = await readJson<RunRecord>(paths.runJson);
   if (!record) throw new HermitError("INPUT_NOT_FOUND", `${paths.runJson}: no run '${runId}' in ${runsDir}`, { path: paths.runJson });

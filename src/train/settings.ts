@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { HermitError } from "../errors.js";
+import { HOST_IDS } from "../hosts/index.js";
 
 export type AcceptPolicy = "improve" | "always";
 
@@ -220,7 +221,10 @@ function deployTargets(value: unknown, base: string, source: string): DeployTarg
     if (typeof item !== "string") throw usage(source, `deploy must be HOST:DIR, not ${JSON.stringify(item)}`);
     const colon = item.indexOf(":");
     if (colon <= 0 || colon === item.length - 1) throw usage(source, `deploy '${item}' must be HOST:DIR, e.g. claude-code:runs/demo-workspace`);
-    return { host: item.slice(0, colon), workspace: resolve(base, item.slice(colon + 1)) };
+    const host = item.slice(0, colon);
+    // Checked now, not after the whole run: the deploy is the run's last act.
+    if (!(HOST_IDS as readonly string[]).includes(host)) throw usage(source, `deploy '${item}': unknown host '${host}'; valid hosts: ${HOST_IDS.join(", ")}`);
+    return { host, workspace: resolve(base, item.slice(colon + 1)) };
   });
 }
 

@@ -159,6 +159,8 @@ export interface LearningMaterial {
   accepted: { commit: string; tree: string; score: number | null };
   /** The acting batch on the train split, with scores, feedback and evidence. */
   rollouts: RolloutRecord[];
+  /** How many instances the train split has: the batch is a sample of them under `--batch-size`. */
+  trainInstances: number;
   /** Mean train score of the batch over measured rollouts; null when none was measured. */
   batchScore: number | null;
   /** The previous step's repair, when its candidate needed one. */

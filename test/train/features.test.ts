@@ -122,13 +122,14 @@ describe("train: budgets and usage", () => {
     const reporting = { ...task, rollout: async (...args: Parameters<typeof task.rollout>) => ({ ...(await task.rollout(...args)), ...(args[0].id === "t1" ? { usage: { inputTokens: 100, outputTokens: 20 } } : {}) }) };
     const result = await train({ adapter, template, task: reporting, evolver: scriptedEvolver([addCheck]).evolver, steps: 1, runsDir, runId: "usage" });
     const run = JSON.parse(await readFile(join(result.runDir, "run.json"), "utf8")) as RunRecord;
-    // Step 1: 6 rollouts and one Evolver step; only t1's acting rollout reported tokens.
+    // Step 1: 6 rollouts and one Evolver step, then the sealed test (base and final: 2 rollouts);
+    // only t1's acting rollout reported tokens.
     expect(run.usage.known.inputTokens).toBe(100);
     expect(run.usage.reported.inputTokens).toBe(1);
     expect(run.usage.reported.costUsd).toBe(0);
-    expect(run.usage.sources).toBe(7);
+    expect(run.usage.sources).toBe(9);
     const card = await readFile(join(result.runDir, "CARD.md"), "utf8");
-    expect(card).toContain("| tokens in / out | ≥ 100 (6 of 7 unreported) / ≥ 20 (6 of 7 unreported) |");
+    expect(card).toContain("| tokens in / out | ≥ 100 (8 of 9 unreported) / ≥ 20 (8 of 9 unreported) |");
     expect(card).toContain("| cost | unknown (not reported) |");
   });
 });

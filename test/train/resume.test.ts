@@ -129,6 +129,8 @@ describe("train: resume after kill -9", () => {
       const record = JSON.parse(await readFile(join(run.runsDir, "crash", "run.json"), "utf8")) as RunRecord;
       expect(record.status).toBe("completed");
       expect(record.rollouts.ran).toBe(finished.length);
+      // Usage counts every rollout that ran, in the killed processes too, and the sealed test.
+      expect(record.usage.known.inputTokens).toBe(finished.length);
       // The Evolver's state holds exactly one entry per committed step: the crashed step's edit was dropped.
       expect((await readFile(join(run.runsDir, "crash", "workspace", "state", "steps.txt"), "utf8")).trim().split("\n")).toEqual(["1", "2", "3", "4", "5"]);
       expect(git(["status", "--porcelain"], join(run.runsDir, "crash", "checkout"))).toBe("");

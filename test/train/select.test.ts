@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { addFragment, isIncluded, readPlacement, readPool, removeFragment } from "../../src/evolvers/pool.js";
 import { failures, rankFragments } from "../../src/evolvers/relevance.js";
-import { chooseMove, type SelectState } from "../../src/evolvers/select.js";
+import { chooseMove, select, type SelectState } from "../../src/evolvers/select.js";
 import { train } from "../../src/train/index.js";
 import { copyDir, exampleAdapter, repoRoot, testdir } from "../helpers.js";
 import { setup, lsTree, fsck } from "./helpers.js";
@@ -157,5 +157,39 @@ describe("select: a search in a run", () => {
     expect(lsTree(store, result.acceptedCommit).filter((path) => path.startsWith("skills/"))).toEqual(["skills/fix-alpha/SKILL.md", "skills/fix-bravo/SKILL.md"]);
     expect(result.test).toMatchObject({ base: { score: 0 }, final: { score: 1 } });
     expect(fsck(store).status).toBe(0);
+  });
+});
+
+describe("select: a batch without failures", () => {
+  it("skips a step whose sampled batch had no failure, and stops only when the whole train split passed", async () => {
+    const adapter = await copyDir(exampleAdapter);
+    const state = await testdir({});
+    const step = (trainInstances: number) =>
+      select.step({
+        run: "r",
+        step: 1,
+        workspace: { adapter, state },
+        root: adapter,
+        rolloutAdapter: adapter,
+        learningMaterial: {
+          run: "r",
+          step: 1,
+          task: "t",
+          accepted: { commit: "c", tree: "t", score: 0.4 },
+          rollouts: [rollout(1, "Alpha ok: 12 words."), rollout(1, "Bravo ok: 30 words.")],
+          trainInstances,
+          batchScore: 1,
+          repairs: [],
+          history: [],
+          file: "/x",
+        },
+        signal: new AbortController().signal,
+        seed: 0,
+        options: {},
+        pool: examplePool,
+        log: () => undefined,
+      });
+    expect(await step(8)).toEqual({ status: "skipped", summary: "no failure in this batch (a sample of 2 of 8 train instances); nothing to learn from it" });
+    expect(await step(2)).toMatchObject({ status: "stop", summary: "every rollout of the batch got the best score; nothing left to fix" });
   });
 });

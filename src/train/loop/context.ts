@@ -12,6 +12,7 @@ import type { Evolver, RolloutRecord, Split, Task, TaskInstance } from "../types
 import type { Evaluation } from "../records.js";
 import { mean, tidy } from "../acceptance.js";
 import type { SpecResult } from "../../spec/types.js";
+import { addUsage, emptyUsage, mergeUsage, type UsageTotals } from "../usage.js";
 
 export interface AcceptedVersion {
   commit: string;
@@ -36,8 +37,6 @@ export interface RunContext {
   accepted: AcceptedVersion;
   /** The latest commit of the Evolver's state (ref `refs/hermit/<run>/state`). */
   stateCommit?: string;
-  /** The tree `rollout_adapter/` holds now. */
-  exportedTree?: string;
   rollouts: Omit<RolloutEnvironment, "onSettled">;
   progress: Progress;
   signal: AbortSignal;
@@ -110,5 +109,14 @@ export async function saveRun(context: RunContext): Promise<void> {
   context.startedAt = performance.now();
   context.run.updatedAt = new Date().toISOString();
   context.run.rollouts.ran = context.cache.size;
+  context.run.usage = runUsage(context);
   await writeJson(context.paths.runJson, context.run);
+}
+
+/**
+ * The run's usage: every rollout that ran (from the cache, so the sealed test and rollouts a
+ * crash interrupted count) plus every committed Evolver step.
+ */
+export function runUsage(context: Pick<RunContext, "cache" | "steps">): UsageTotals {
+  return mergeUsage(context.cache.usage, context.steps.reduce((sum, record) => addUsage(sum, record.evolver.usage), emptyUsage()));
 }

@@ -17,7 +17,7 @@ import type { DeploymentRecord, Evaluation } from "../records.js";
 import { stepDir } from "../run-dir.js";
 import { runBatch, type BatchVersion } from "../rollouts.js";
 import type { RunStatus } from "../types.js";
-import { batchItems, instances, saveRun, summarize, type RunContext } from "./context.js";
+import { batchItems, instances, runUsage, saveRun, summarize, type RunContext } from "./context.js";
 import { ensureRolloutAdapter } from "./pointers.js";
 
 export interface FinishOutcome {
@@ -57,6 +57,7 @@ export async function finishRun(context: RunContext, status: RunStatus, reason?:
 
   run.status = status;
   run.rollouts.ran = context.cache.size;
+  run.usage = runUsage(context);
   if (reason) run.reason = reason;
   else delete run.reason;
 

@@ -5,16 +5,16 @@
  */
 import { syncCheckout } from "../checkout.js";
 import type { StepRecord } from "../records.js";
-import { mergeUsage } from "../usage.js";
 import { runRefs } from "../run-dir.js";
 import type { VersionStore } from "../store.js";
 import { saveRun, type AcceptedVersion, type RunContext } from "./context.js";
 
-/** Make `rollout_adapter/` hold the accepted version. */
+/**
+ * Make `rollout_adapter/` hold exactly the accepted version. Always compared file by file (cheap:
+ * only differing files are written), since a task or an Evolver may have written into it.
+ */
 export async function ensureRolloutAdapter(context: RunContext): Promise<void> {
-  if (context.exportedTree === context.accepted.tree) return;
   await context.store.exportTree(context.accepted.tree, context.paths.rolloutAdapter);
-  context.exportedTree = context.accepted.tree;
 }
 
 /** Apply a committed step: accepted pointer, branch, state ref, checkpoint tag, records. */
@@ -34,7 +34,6 @@ export async function applyCommittedStep(context: RunContext, record: StepRecord
   context.run.lastStep = record.step;
   context.run.accepted = { ...context.accepted };
   context.run.rollouts.cached += record.rollouts.cached;
-  context.run.usage = mergeUsage(context.run.usage, record.usage);
   // The worktree follows the branch; its files only need rewriting when the tree changed.
   if (record.status === "accepted" && record.tree !== treeBefore) {
     await ensureRolloutAdapter(context);

@@ -4,7 +4,7 @@
  * plus the step records, and redo any pointer move a crash interrupted).
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest } from "../../adapter/read.js";
@@ -16,11 +16,11 @@ import { syncCheckout } from "../checkout.js";
 import { acquireLock, type RunLock } from "../lock.js";
 import type { RunRecord, StepRecord } from "../records.js";
 import { runPaths, runRefs, stepDir, templateRef, type RunPaths } from "../run-dir.js";
-import type { TrainSettings } from "../settings.js";
+import { runIdProblem, type TrainSettings } from "../settings.js";
 import { VersionStore } from "../store.js";
 import { parseScore } from "../trailers.js";
 import type { StepStatus } from "../types.js";
-import { emptyUsage, mergeUsage } from "../usage.js";
+import { emptyUsage } from "../usage.js";
 import type { AcceptedVersion } from "./context.js";
 import { tagCheckpoint } from "./pointers.js";
 
@@ -49,17 +49,26 @@ export async function createRun(input: TrainSettings, names: { task: string; evo
   if (await readJson(paths.runJson)) {
     throw new HermitError("RUN_INVALID", `${paths.dir}: run '${runId}' already exists; resume it with --resume ${runId}, or choose another --run-id`, { path: paths.dir });
   }
+  await requireDirectory(settings.template, "template");
+  if (settings.pool !== undefined) await requireDirectory(settings.pool, "pool");
   const templateManifest = await readManifest(settings.template);
-  const fromStore = settings.from ? await VersionStore.open(settings.store) : undefined;
-  const fromCommit = settings.from && fromStore ? await fromStore.resolveCommit(settings.from) : undefined;
-  await checkBase(settings, fromStore, fromCommit);
+  const storeExists = (await stat(join(settings.store, "HEAD")).catch(() => undefined)) !== undefined;
+  if (settings.from && !storeExists) {
+    throw new HermitError("INPUT_NOT_FOUND", `${settings.store}: no version store here to start --from '${settings.from}' (set --store, or --runs-dir to the runs that made it)`, {
+      path: settings.store,
+    });
+  }
+  const existingStore = storeExists ? await VersionStore.open(settings.store) : undefined;
+  if (existingStore) await checkRunIdFree(existingStore, runId);
+  const fromCommit = settings.from && existingStore ? await existingStore.resolveCommit(settings.from) : undefined;
+  await checkBase(settings, existingStore, fromCommit);
 
   await mkdir(paths.dir, { recursive: true });
   const lock = await acquireLock(paths.lock, runId);
   try {
     // Leftovers of a preparation that crashed before run.json was written.
     for (const entry of await readdir(paths.dir)) if (entry !== ".lock") await rm(join(paths.dir, entry), { recursive: true, force: true });
-    const store = fromStore ?? (await VersionStore.open(settings.store));
+    const store = existingStore ?? (await VersionStore.open(settings.store));
     const refs = runRefs(runId);
 
     const template = await store.writeDirectory(settings.template);
@@ -127,6 +136,31 @@ export async function createRun(input: TrainSettings, names: { task: string; evo
   }
 }
 
+/**
+ * A run id names refs in a store shared by runs: a new run must not take over the steps and tags
+ * of an earlier run of the same name (whose run directory was deleted, or lives in another
+ * runs directory). Refs of a run that crashed before its first step hold nothing and are reused.
+ */
+async function checkRunIdFree(store: VersionStore, runId: string): Promise<void> {
+  const refs = runRefs(runId);
+  const steps = await store.listRefs(refs.candidates);
+  const final = await store.getRef(`refs/tags/${refs.final}`);
+  if (steps.length > 0 || final) {
+    throw new HermitError(
+      "RUN_INVALID",
+      `${store.gitdir}: the version store already holds run '${runId}' (${steps.length} step${steps.length === 1 ? "" : "s"}${final ? `, tag ${refs.final}` : ""}); choose another --run-id, or start from it with --from ${final ? refs.final : refs.branchName}`,
+      { path: store.gitdir, run: runId },
+    );
+  }
+}
+
+/** A setting that names a directory must name one (checked before anything is written). */
+async function requireDirectory(dir: string, what: string): Promise<void> {
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
+    throw new HermitError("INPUT_NOT_FOUND", `${dir}: ${what} directory not found`, { path: dir });
+  }
+}
+
 /** The base must meet the template's specification before a run starts from it. */
 async function checkBase(settings: TrainSettings, store: VersionStore | undefined, fromCommit: string | undefined): Promise<void> {
   let dir = settings.adapter!;
@@ -153,6 +187,8 @@ async function checkBase(settings: TrainSettings, store: VersionStore | undefine
 
 /** Reopen a run after a crash (or to extend it): rebuild its state from Git and the step records. */
 export async function reopenRun(runsDir: string, runId: string, override: (recorded: TrainSettings) => TrainSettings): Promise<OpenedRun> {
+  const problem = runIdProblem(runId);
+  if (problem) throw new HermitError("USAGE", `--resume '${runId}': a run id ${problem}`, { run: runId });
   const paths = runPaths(runsDir, runId);
   const recorded = await readJson<RunRecord>(paths.runJson);
   if (!recorded) {
@@ -203,7 +239,6 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
     run.lastStep = numbers.length;
     run.accepted = { ...opened.accepted };
     run.rollouts = { ran: recorded.rollouts.ran, cached: opened.steps.reduce((sum, record) => sum + record.rollouts.cached, 0) };
-    run.usage = opened.steps.reduce((sum, record) => mergeUsage(sum, record.usage), emptyUsage());
     return { ...opened, run, stateCommit };
   } catch (error) {
     await lock.release();

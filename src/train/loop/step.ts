@@ -2,7 +2,7 @@
  * One step of the loop: acting batch → learning material → `evolver.step` → check → repair →
  * validation → decision → commit (the candidate ref is the commit point) → move the pointers.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
 import { repairCandidate, type RepairRecord } from "../../spec/repair.js";
@@ -57,6 +57,7 @@ export async function runStep(context: RunContext, step: number): Promise<StepRe
     task: context.task.name,
     accepted: { commit: acceptedBefore.commit, tree: acceptedBefore.tree, score: acceptedBefore.score },
     rollouts: acting.records,
+    trainInstances: (await instances(context, "train")).length,
     history: context.steps,
     file: join(dir, "learning.json"),
   });
@@ -65,8 +66,20 @@ export async function runStep(context: RunContext, step: number): Promise<StepRe
   // 3. The Evolver edits a fresh copy of the accepted version.
   await store.exportTree(acceptedBefore.tree, paths.candidate);
   await mkdir(paths.state, { recursive: true });
-  const evolver = await runEvolver(context, step, material);
+  let evolver = await runEvolver(context, step, material);
   usage = addUsage(usage, evolver.usage);
+  // What the Evolver may only read is put back as recorded: a stray write to the template
+  // root or to the accepted version must not change what candidates are checked against or
+  // what the cache believes the accepted version scored.
+  await store.exportTree(context.run.template.tree, paths.root);
+  await ensureRolloutAdapter(context);
+  await mkdir(paths.state, { recursive: true });
+  if (!(await stat(paths.candidate).catch(() => undefined))?.isDirectory()) {
+    if (evolver.status !== "threw" && evolver.status !== "failed") {
+      evolver = { ...evolver, status: "failed", summary: `the Evolver removed its candidate directory workspace/adapter (${evolver.summary})` };
+    }
+    await store.exportTree(acceptedBefore.tree, paths.candidate);
+  }
   await writeJson(join(dir, "evolver.json"), evolver);
 
   // 4. Check, repair, evaluate, decide.

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import PQueue from "p-queue";
 import { deploy } from "../../deploy/deploy.js";
 import { HermitError, errorMessage } from "../../errors.js";
+import { readPool } from "../../evolvers/pool.js";
 import { Session } from "../../runtime/session.js";
 import { RolloutCache } from "../cache.js";
 import { readRunConfig } from "../config.js";
@@ -13,7 +14,7 @@ import { loadEvolver, loadTask, shapeProblems } from "../plugins.js";
 import { silentProgress, type Progress } from "../progress.js";
 import type { DeploymentRecord, Evaluation } from "../records.js";
 import { runRefs } from "../run-dir.js";
-import { absolutize, resolveSettings, resumeSettings, toSettingKeys, DEFAULTS, type DeployTarget, type RawSettings } from "../settings.js";
+import { absolutize, resolveSettings, resumeSettings, toSettingKeys, DEFAULTS, type DeployTarget, type RawSettings, type TrainSettings } from "../settings.js";
 import type { Evolver, RunStatus, Split, StepStatus, Task, TaskInstance } from "../types.js";
 import { knownTokens } from "../usage.js";
 import { elapsedSeconds, loadInstances, saveRun, type RunContext } from "./context.js";
@@ -126,6 +127,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       task = await plugin("task", opened.settings.task, objectTask, cwd);
       evolver = await plugin("evolver", opened.settings.evolver, objectEvolver, cwd);
       await checkSplits(opened.settings.accept);
+      await checkSelectPool(opened.settings);
     } catch (error) {
       await opened.lock.release();
       throw error;
@@ -136,6 +138,7 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
     task = await plugin("task", settings.task, objectTask, cwd);
     evolver = await plugin("evolver", settings.evolver, objectEvolver, cwd);
     await checkSplits(settings.accept);
+    await checkSelectPool(settings);
     opened = await createRun(settings, { task: describe(settings.task, task), evolver: describe(settings.evolver, evolver) });
     progress.note(`run ${opened.run.run} in ${opened.paths.dir}`);
   }
@@ -237,6 +240,14 @@ function budgetReached(context: RunContext): string | undefined {
     return `max-tokens ${settings.maxTokens} (${knownTokens(run.usage)} tokens reported${unreported > 0 ? `, ${unreported} sources did not report usage` : ""})`;
   }
   return undefined;
+}
+
+/** `select` searches a pool: without a readable one every step would fail, so refuse it at the start. */
+async function checkSelectPool(settings: TrainSettings): Promise<void> {
+  if (settings.evolver !== "select") return;
+  const pool = settings.pool ?? (typeof settings.evolverOptions.pool === "string" ? settings.evolverOptions.pool : undefined);
+  if (pool === undefined) throw new HermitError("USAGE", "the select Evolver needs a pool of fragments: pass --pool DIR (skills/, agents/, sections/)");
+  await readPool(pool);
 }
 
 async function plugin(kind: "task", specifier: string, object: Task | undefined, cwd: string): Promise<Task>;
