@@ -11,11 +11,20 @@ import { HermitError } from "../errors.js";
 import { assertSupported, exportedItems, getHost } from "../hosts/index.js";
 import type { FileIntent, ProjectOptions, ProjectionNote, ServerCommand, VirtualFile } from "../hosts/types.js";
 import { hermitCli, hermitVersion } from "../package-root.js";
-import { applyPlan } from "./apply.js";
+import { applyPlan, unwritable } from "./apply.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import { acquireLock } from "./lock.js";
-import { blockingDrift, hasChanges, planDeploy, planUndeploy, type ActionKind, type DriftIssue, type Plan } from "./plan.js";
-import { RECORD_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, type DeploymentReport } from "./record.js";
+import {
+  blockingDrift,
+  hasChanges,
+  knownFiles,
+  planDeploy,
+  planUndeploy,
+  type ActionKind,
+  type DriftIssue,
+  type Plan,
+} from "./plan.js";
+import { PENDING_FILE, RECORD_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, type DeploymentReport } from "./record.js";
 import { workspaceStatus, type WorkspaceStatus } from "./status.js";
 import { assertSeparate, openWorkspace, resolveRealPath } from "./workspace.js";
 
@@ -143,9 +152,7 @@ async function prepareDeploy(options: DeployOptions, adapter: Adapter, inputs: D
     hermitVersion,
     workspaceHasAgentsMd: await reader.isFile("AGENTS.md"),
   });
-  const record = reader.snapshot.record;
-  const recordedPaths = record && !("invalid" in record) ? record.files.map((file) => file.path) : [];
-  await reader.read([...files.map((file) => file.path), ...recordedPaths]);
+  await reader.read([...files.map((file) => file.path), ...knownFiles(reader.snapshot).keys()]);
   const items = exportedItems(adapter);
   const report: Omit<DeploymentReport, "files"> = {
     format: RECORD_FORMAT,
@@ -206,8 +213,15 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
  * removed again when the action fails, so a refused deploy leaves no trace.
  */
 async function withWorkspaceLock<T>(workspace: string, action: () => Promise<T>): Promise<T> {
-  const firstCreated = await mkdir(workspace, { recursive: true });
-  const release = await acquireLock(workspace);
+  let firstCreated: string | undefined;
+  let release: () => Promise<void>;
+  try {
+    firstCreated = await mkdir(workspace, { recursive: true });
+    release = await acquireLock(workspace);
+  } catch (error) {
+    if (firstCreated !== undefined) await removeEmptyChain(workspace, firstCreated);
+    throw unwritable(workspace, error, "nothing was written");
+  }
   let failed = false;
   try {
     return await action();
@@ -249,16 +263,15 @@ export async function undeploy(options: UndeployOptions): Promise<DeployResult> 
   const force = options.force ?? false;
   const plan = async (workspace: string) => {
     const reader = await openWorkspace(workspace);
-    const record = reader.snapshot.record;
-    if (record && !("invalid" in record)) await reader.read(record.files.map((file) => file.path));
+    await reader.read(knownFiles(reader.snapshot).keys());
     return { reader, plan: planUndeploy(reader.snapshot) };
   };
   const workspace = await resolveRealPath(options.workspace);
   let current = await plan(workspace);
   refuseDrift(workspace, current.plan, force);
-  const record = current.reader.snapshot.record as DeploymentReport;
+  const { record, pending } = current.reader.snapshot;
   const result = (written: string[] = [], deleted: string[] = []): DeployResult => ({
-    host: record.host,
+    host: ((record ?? pending) as DeploymentReport).host,
     workspace,
     dryRun: options.dryRun ?? false,
     changed: hasChanges(current.plan),
@@ -284,20 +297,23 @@ export interface StatusOptions {
 export async function status(options: StatusOptions): Promise<WorkspaceStatus> {
   const workspace = await resolveRealPath(options.workspace);
   const reader = await openWorkspace(workspace);
-  const record = reader.snapshot.record;
+  const { record, pending } = reader.snapshot;
   if (!reader.snapshot.exists) {
     throw new HermitError("WORKSPACE_INVALID", `${workspace}: workspace not found`, { path: workspace });
   }
-  if (!record) {
+  if (!record && !pending) {
     throw new HermitError("WORKSPACE_INVALID", `${workspace}: not a hermit workspace (no ${RECORD_FILE})`, { path: workspace });
   }
-  if ("invalid" in record) {
-    throw new HermitError("DRIFT", `${workspace}/${RECORD_FILE}: deployment record cannot be read: ${record.invalid}`, {
-      path: `${workspace}/${RECORD_FILE}`,
-    });
+  for (const [file, report] of [[RECORD_FILE, record], [PENDING_FILE, pending]] as const) {
+    if (report && "invalid" in report) {
+      throw new HermitError("DRIFT", `${workspace}/${file}: ${file === RECORD_FILE ? "deployment record" : "report of an interrupted deploy"} cannot be read: ${report.invalid}`, {
+        path: `${workspace}/${file}`,
+      });
+    }
   }
-  await reader.read(record.files.map((file) => file.path));
-  return workspaceStatus(reader.snapshot, record, await currentSourceHash(record.adapter.path));
+  const described = (record ?? pending) as DeploymentReport;
+  await reader.read(knownFiles(reader.snapshot).keys());
+  return workspaceStatus(reader.snapshot, described, await currentSourceHash(described.adapter.path));
 }
 
 /** The adapter's source hash now, or undefined when it cannot be read. */

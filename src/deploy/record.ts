@@ -15,6 +15,13 @@ import type {
 
 export const RECORD_FILE = ".hermit-deploy.json";
 export const LOCK_FILE = ".hermit-deploy.lock";
+/**
+ * The report of a deploy in progress, in the same format as `.hermit-deploy.json`: apply
+ * writes it before its first change and removes it after the record. Found later (the lock
+ * is free), it names the files an interrupted deploy may have written, so a re-run can
+ * finish the job and undeploy can remove them.
+ */
+export const PENDING_FILE = ".hermit-deploy.pending.json";
 export const RECORD_FORMAT = "hermit-deploy";
 export const RECORD_FORMAT_VERSION = 1;
 

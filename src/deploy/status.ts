@@ -5,8 +5,8 @@
 import { scanBlocks } from "../hosts/managed-block.js";
 import { checkOwnershipHeader, contentHash } from "../hosts/ownership.js";
 import type { FileIntent, HostId } from "../hosts/types.js";
-import { hashOnDisk, type DriftIssue, type WorkspaceSnapshot } from "./plan.js";
-import { type DeploymentReport, type RecordedAdapter } from "./record.js";
+import { hashOnDisk, isOurs, knownFiles, type DriftIssue, type WorkspaceSnapshot } from "./plan.js";
+import type { DeploymentReport, RecordedAdapter } from "./record.js";
 
 /**
  * - `intact`: as hermit wrote it;
@@ -35,19 +35,30 @@ export interface WorkspaceStatus {
   files: FileStatus[];
   /** Every problem, as deploy would report it. */
   drift: DriftIssue[];
-  /** True when no file is modified or damaged. */
+  /**
+   * True when a deploy was interrupted (`.hermit-deploy.pending.json` is there): its files are
+   * reported too, and deploying again finishes it (undeploy removes them).
+   */
+  interrupted: boolean;
+  /** True when no file is modified or damaged and no deploy was interrupted. */
   clean: boolean;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Status of every recorded file. `currentSourceHash` is the adapter's hash now (undefined: unreadable). */
+/**
+ * Status of every recorded file (and of every file an interrupted deploy's pending report
+ * names). `record` describes the workspace (the pending report when there is no record);
+ * `currentSourceHash` is the adapter's hash now (undefined: unreadable).
+ */
 export function workspaceStatus(
   snapshot: WorkspaceSnapshot,
   record: DeploymentReport,
   currentSourceHash: string | undefined,
 ): WorkspaceStatus {
-  const files = record.files.map((file): FileStatus => {
+  const names = [record.adapter.name, ...[snapshot.record, snapshot.pending].flatMap((r) => (r && !("invalid" in r) ? [r.adapter.name] : []))];
+  const files = [...knownFiles(snapshot).values()].map((known): FileStatus => {
+    const file = (known.recorded ?? known.pending)!;
     const state = snapshot.files.get(file.path) ?? { kind: "missing" };
     const status: FileStatus = { path: file.path, operation: file.operation, condition: "intact", problems: [] };
     if (state.kind === "missing") return { ...status, condition: "missing" };
@@ -60,17 +71,17 @@ export function workspaceStatus(
     }
     if (file.operation === "block") {
       if (text === undefined) return { ...status, condition: "damaged", problems: [{ problem: "not valid UTF-8" }] };
-      const scan = scanBlocks(text, [record.adapter.name]);
+      const scan = scanBlocks(text, [...new Set(names)]);
       if (scan.problems.length > 0) return { ...status, condition: "damaged", problems: scan.problems };
       const block = scan.blocks[0];
       if (!block) return { ...status, condition: "missing", problems: [{ problem: "the managed block is gone" }] };
-      if (contentHash(block.text) !== file.sha256) {
+      if (!isOurs(known, contentHash(block.text))) {
         return { ...status, condition: "modified", problems: [{ line: block.start.line, problem: "the managed block was edited by hand" }] };
       }
       return status;
     }
     const withHeader: FileStatus = file.header && text !== undefined ? { ...status, header: checkOwnershipHeader(text).status } : status;
-    if (hashOnDisk(state.bytes) !== file.sha256) {
+    if (!isOurs(known, hashOnDisk(state.bytes))) {
       return { ...withHeader, condition: "modified", problems: [{ problem: "edited by hand (sha256 differs from the deployment record)" }] };
     }
     return withHeader;
@@ -88,7 +99,8 @@ export function workspaceStatus(
     adapterChanged: currentSourceHash === undefined ? null : currentSourceHash !== record.adapter.sourceHash,
     files,
     drift,
-    clean: drift.length === 0,
+    interrupted: snapshot.pending !== undefined,
+    clean: drift.length === 0 && snapshot.pending === undefined,
   };
 }
 

@@ -2,12 +2,13 @@
  * The read side of deploy's IO shell: resolve the workspace, check it against the adapter,
  * and snapshot the bytes of every path the plan may touch. Never writes.
  */
+import type { Stats } from "node:fs";
 import { lstat, readFile, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { HermitError } from "../errors.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import type { FileState, WorkspaceSnapshot } from "./plan.js";
-import { LOCK_FILE, RECORD_FILE, parseRecord } from "./record.js";
+import { LOCK_FILE, PENDING_FILE, RECORD_FILE, parseRecord } from "./record.js";
 
 /**
  * The absolute real path `path` has or will have: the real path of its nearest existing
@@ -67,7 +68,9 @@ class StateReader {
   private async checkFolder(rel: string): Promise<string | undefined> {
     const above = await this.folderProblem(dirname(rel));
     if (above !== undefined) return above;
-    const info = await lstat(join(this.root, rel)).catch(() => undefined);
+    const looked = await lstatOrProblem(join(this.root, rel));
+    if (typeof looked === "string") return `'${rel}' ${looked}`;
+    const info = looked;
     if (info?.isSymbolicLink()) return `'${rel}' is a symlink; hermit does not write through symlinks`;
     if (info && !info.isDirectory()) return `'${rel}' is not a folder`;
     return undefined;
@@ -77,11 +80,33 @@ class StateReader {
     const problem = await this.folderProblem(dirname(rel));
     if (problem) return { kind: "blocked", problem };
     const full = join(this.root, rel);
-    const info = await lstat(full).catch(() => undefined);
+    const info = await lstatOrProblem(full);
+    if (typeof info === "string") return { kind: "blocked", problem: info };
     if (!info) return { kind: "missing" };
     if (info.isSymbolicLink()) return { kind: "blocked", problem: "is a symlink; hermit does not write through symlinks" };
     if (!info.isFile()) return { kind: "blocked", problem: info.isDirectory() ? "is a folder where hermit writes a file" : "is not a regular file" };
-    return { kind: "file", bytes: await readFile(full) };
+    try {
+      return { kind: "file", bytes: await readFile(full) };
+    } catch (error) {
+      return { kind: "blocked", problem: unreadable(error) };
+    }
+  }
+}
+
+/** Why a file system call failed, as a problem: `cannot be read (EACCES: permission denied)`. */
+function unreadable(error: unknown): string {
+  const cause = error as NodeJS.ErrnoException;
+  const what = (cause?.message ?? String(error)).replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
+  return `cannot be read (${cause?.code ? `${cause.code}: ` : ""}${what})`;
+}
+
+/** `lstat`, undefined when nothing is there, or the problem when it cannot be looked at. */
+async function lstatOrProblem(path: string): Promise<Stats | undefined | string> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? undefined : unreadable(error);
   }
 }
 
@@ -94,20 +119,28 @@ export interface WorkspaceReader {
   read(paths: Iterable<string>): Promise<void>;
 }
 
-/** Open a workspace for reading: existence, top-level entries, the record. */
+/** Open a workspace for reading: existence, top-level entries, the record and a pending (interrupted) deploy's report. */
 export async function openWorkspace(workspace: string): Promise<WorkspaceReader> {
   const info = await lstat(workspace).catch(() => undefined);
   if (info && !info.isDirectory()) {
     throw new HermitError("WORKSPACE_INVALID", `${workspace}: workspace exists and is not a folder`, { path: workspace });
   }
-  const entries = info ? (await readdir(workspace)).filter((name) => name !== LOCK_FILE).sort() : [];
+  let names: string[] = [];
+  try {
+    names = info ? await readdir(workspace) : [];
+  } catch (error) {
+    throw new HermitError("INPUT_UNREADABLE", `${workspace}: workspace ${unreadable(error)}`, { path: workspace });
+  }
+  const entries = names.filter((name) => name !== LOCK_FILE).sort();
   const reader = new StateReader(workspace);
   const files = new Map<string, FileState>();
   const snapshot: WorkspaceSnapshot = { workspace, exists: info !== undefined, entries, files };
-  const recordState = info ? await reader.state(RECORD_FILE) : ({ kind: "missing" } as const);
-  files.set(RECORD_FILE, recordState);
-  if (recordState.kind === "file") snapshot.record = parseRecord(new TextDecoder().decode(recordState.bytes));
-  else if (recordState.kind === "blocked") snapshot.record = { invalid: `${RECORD_FILE} ${recordState.problem}` };
+  for (const [name, key] of [[RECORD_FILE, "record"], [PENDING_FILE, "pending"]] as const) {
+    const state = info ? await reader.state(name) : ({ kind: "missing" } as const);
+    files.set(name, state);
+    if (state.kind === "file") snapshot[key] = parseRecord(new TextDecoder().decode(state.bytes));
+    else if (state.kind === "blocked") snapshot[key] = { invalid: `${name} ${state.problem}` };
+  }
   return {
     snapshot,
     async isFile(rel) {

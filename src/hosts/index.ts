@@ -45,11 +45,12 @@ export function assertSupported(host: Host, adapter: Adapter): void {
   for (const kind of EXPORT_KINDS) {
     const capability = host.capabilities.exports[kind];
     if (capability.level !== "unsupported" || items[kind].length === 0) continue;
+    const manifest = `${adapter.root}/adapter.yaml`;
     throw new HermitError(
       "HOST_UNSUPPORTED",
-      `adapter '${adapter.manifest.name}' exports ${kind} (${items[kind].join(", ")}) and ${host.displayName} cannot ` +
-        `take them: ${capability.reason ?? "unsupported"}`,
-      { host: host.id, export: kind, items: items[kind], reason: capability.reason },
+      `${manifest}: adapter '${adapter.manifest.name}' exports ${kind} (${items[kind].join(", ")}) and ${host.displayName} cannot ` +
+        `take them: ${capability.reason ?? "unsupported"}. Deploy a copy of the adapter without exports.${kind} for ${host.id}`,
+      { path: manifest, host: host.id, export: kind, items: items[kind], reason: capability.reason },
     );
   }
 }

@@ -176,6 +176,40 @@ export function findContext(fields: readonly StringField[], lines: readonly stri
   return { found: best.found, total: lines.length, ...(best.missing !== undefined ? { missing: best.missing } : {}), partial: evidence };
 }
 
+/**
+ * The fields with the managed block's own text blanked out, so that a skill, subagent or tool
+ * the adapter's context merely mentions (`- reviewer: Reviews…`, "call
+ * `mcp__x__count_words`") is not taken for the host having discovered it. The block's lines
+ * are looked for in order, starting with the block's generated title; the search stops at the
+ * first line a field lacks. Only the runs of block lines are blanked, not what lies between
+ * them (Claude Code puts an imported `@AGENTS.md` there), so a listing the host placed
+ * elsewhere in the same field is kept.
+ */
+export function withoutContext(fields: readonly StringField[], lines: readonly string[]): StringField[] {
+  if (lines.length === 0) return [...fields];
+  return fields.map((field) => {
+    const text = field.normalized;
+    const spans: Array<[number, number]> = [];
+    let cursor = 0;
+    for (const line of lines) {
+      const at = text.indexOf(line, cursor);
+      if (at < 0) break;
+      const last = spans.at(-1);
+      if (last && text.slice(last[1], at).trim() === "") last[1] = at + line.length;
+      else spans.push([at, at + line.length]);
+      cursor = at + line.length;
+    }
+    if (spans.length === 0) return field;
+    let out = "";
+    let from = 0;
+    for (const [start, end] of spans) {
+      out += `${text.slice(from, start)} `;
+      from = end;
+    }
+    return { ...field, normalized: normalizeText(out + text.slice(from)) };
+  });
+}
+
 /** A tool a request offered the model, under its full name (`mcp__server__tool`, …). */
 export interface OfferedTool {
   request: number;

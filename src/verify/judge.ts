@@ -11,6 +11,7 @@ import {
   modelFields,
   stripAnsi,
   wholeName,
+  withoutContext,
   type Evidence,
   type RequestEvidence,
 } from "./evidence.js";
@@ -114,12 +115,15 @@ export function judgeItem(
   declaration: CapabilityDeclaration,
   recipe: HostRecipe,
   observations: Observations,
+  /** The managed block's lines (`contextLines`): its own text never counts as evidence for other items. */
+  context: readonly string[] = [],
 ): VerifiedItem {
   const capability = declaration.exports[EXPORT_KIND[item.kind]];
   const level = capability.level;
   const counted = level === "guaranteed";
   const modelRequests = observations.requests.filter((request) => request.protocol !== "unknown");
-  const fields = modelFields(modelRequests);
+  const allFields = modelFields(modelRequests);
+  const fields = item.kind === "context" ? allFields : withoutContext(allFields, context);
   const toolName = item.kind === "tool" ? item.name : undefined;
   const listed = listingEvidence(item, observations.listings, toolName);
 
@@ -188,6 +192,7 @@ export function judge(
   recipe: HostRecipe,
   observations: Observations,
 ): { passed: boolean; items: VerifiedItem[] } {
-  const verdicts = items.map((item) => judgeItem(item, declaration, recipe, observations));
+  const context = contextLines(items.find((item) => item.kind === "context")?.block ?? "");
+  const verdicts = items.map((item) => judgeItem(item, declaration, recipe, observations, context));
   return { passed: verdicts.every((item) => !item.counted || item.discovered), items: verdicts };
 }

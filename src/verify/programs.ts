@@ -88,3 +88,18 @@ export async function hostVersion(
   const output = `${result.stdout}\n${result.stderr}`.trim();
   return { version: parseVersion(result.stdout) ?? parseVersion(output), output };
 }
+
+/** What a host's `--version` output says about which program it is, where it says it at all. */
+const VERSION_SIGNATURES: ReadonlyArray<[HostId, RegExp]> = [
+  ["codex", /\bcodex-cli\b/i],
+  ["claude-code", /\(Claude Code\)/],
+];
+
+/**
+ * The host whose program printed this `--version` output, when the output names it (Codex:
+ * `codex-cli 0.169.0`, Claude Code: `2.1.328 (Claude Code)`); undefined for the hosts that
+ * print a bare version.
+ */
+export function hostOfVersionOutput(output: string): HostId | undefined {
+  return VERSION_SIGNATURES.find(([, signature]) => signature.test(output))?.[0];
+}

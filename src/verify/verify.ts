@@ -6,19 +6,19 @@
  * removed, before it returns or throws; the workspace is left as it was found.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { sha256 } from "../adapter/files.js";
-import { RECORD_FILE, parseRecord, type DeploymentReport } from "../deploy/record.js";
+import { PENDING_FILE, RECORD_FILE, parseRecord, type DeploymentReport } from "../deploy/record.js";
 import { HermitError } from "../errors.js";
 import { getHost } from "../hosts/index.js";
 import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
 import { expectedItems } from "./expected.js";
-import { findTool, modelFields } from "./evidence.js";
+import { contextLines, findTool, modelFields, withoutContext } from "./evidence.js";
 import { judge, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
 import { killMarked, runProcess, type RunResult } from "./process.js";
-import { HOST_PROGRAMS, findHostProgram, hostVersion } from "./programs.js";
+import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, installHint } from "./programs.js";
 import { recipes } from "./recipes/index.js";
 import type { HostRecipe, RecipeContext } from "./recipes/types.js";
 import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
@@ -165,6 +165,9 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   if (report.workspace !== workspace) {
     warnings.push(`the report was written for ${report.workspace}; the activation steps were applied to ${workspace}`);
   }
+  if (await stat(join(workspace, PENDING_FILE)).then(() => true, () => false)) {
+    warnings.push(`a deploy was interrupted here (${PENDING_FILE}): the files may be half updated; run the deploy again, then verify`);
+  }
 
   const runId = randomUUID();
   const home = await realpath(await mkdtemp(join(tmpdir(), "hermit-verify-")));
@@ -241,6 +244,15 @@ async function runSession(input: SessionInput): Promise<Session> {
 
   const version = await hostVersion(bin, input.env, workspace, options.signal);
   throwIfAborted(options.signal);
+  const actual = hostOfVersionOutput(version.output);
+  if (actual !== undefined && actual !== report.host) {
+    throw new HermitError(
+      "HOST_NOT_INSTALLED",
+      `${bin}: this is the ${actual} program (\`--version\`: ${version.output.split("\n")[0]}), but ${workspace} was deployed for ` +
+        `${report.host}; pass the ${program.bin} program with --host-bin (${installHint(program)})`,
+      { host: report.host, path: bin, found: actual, npmPackage: program.npmPackage, version: program.version },
+    );
+  }
   if (version.version !== program.version) {
     warnings.push(
       `${program.bin} reports version ${version.version ?? `unknown (${version.output.slice(0, 120)})`}; hermit's ${report.host} ` +
@@ -329,7 +341,8 @@ async function runSession(input: SessionInput): Promise<Session> {
 function unofferedServers(items: readonly ExpectedItem[], recipe: HostRecipe, requests: readonly RecordedRequest[]): string[] {
   const models = requests.filter((request) => request.protocol !== "unknown");
   if (models.length === 0) return [];
-  const fields = modelFields(models);
+  const context = contextLines(items.find((item) => item.kind === "context")?.block ?? "");
+  const fields = withoutContext(modelFields(models), context);
   const missing = items.filter(
     (item) => item.kind === "tool" && item.server !== undefined && !findTool(models, fields, recipe.toolNames(item.server, item.name)),
   );

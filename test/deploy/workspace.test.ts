@@ -74,6 +74,21 @@ describe("workspace rules", () => {
   });
 });
 
+describe("unsafe projected paths", () => {
+  it("names the adapter file an unsafe agent name came from (an exporter's '../x'); nothing is written", async () => {
+    const manifest = (await readFile(join(exampleAdapter, "adapter.yaml"), "utf8")).replace(/^ {2}agents: agents$/m, '  agents: { exporter: "agents.ts:list" }');
+    const adapter = await copyDir(exampleAdapter, {
+      "adapter.yaml": manifest,
+      "agents.ts": 'export function list() { return [{ name: "../../evil", description: "d", body: "b" }]; }\n',
+    });
+    const parent = await tempDir();
+    const error = await refusal(deploy({ adapter, workspace: join(parent, "ws"), host: "gemini" }));
+    expect(error.code).toBe("PATH_UNSAFE");
+    expect(error.message).toBe(`${adapter}/agents.ts: projection produced an unsafe path '.gemini/agents/../../evil.md' (from agents item '../../evil')`);
+    expect(await fingerprint(parent)).toEqual({});
+  });
+});
+
 describe("pi", () => {
   it("refuses an adapter with subagents (exit 2), naming them and quoting Pi's declaration; nothing is written", async () => {
     const parent = await tempDir();
@@ -83,7 +98,9 @@ describe("pi", () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain("exports agents (reviewer)");
     expect(error.message).toContain('"No sub-agents. … build your own with extensions"');
-    expect(error.data).toMatchObject({ host: "pi", export: "agents", items: ["reviewer"] });
+    expect(error.data).toMatchObject({ host: "pi", export: "agents", items: ["reviewer"], path: join(exampleAdapter, "adapter.yaml") });
+    expect(error.message.startsWith(`${join(exampleAdapter, "adapter.yaml")}: `)).toBe(true);
+    expect(error.message).toContain("Deploy a copy of the adapter without exports.agents for pi");
     expect(await fingerprint(parent)).toEqual({});
   });
 

@@ -10,6 +10,7 @@ import {
   normalizeText,
   offeredTools,
   stringFieldsOf,
+  withoutContext,
 } from "../../src/verify/evidence.js";
 import { judge, type ExpectedItem } from "../../src/verify/judge.js";
 import { claudeCodeRecipe } from "../../src/verify/recipes/claude-code.js";
@@ -177,6 +178,64 @@ describe("judge", () => {
     });
     expect(verdict.passed).toBe(false);
     for (const item of verdict.items) expect(item.reason).toBe("the host sent no model request (exit code 55: untrusted folder)");
+  });
+
+  it("does not take the adapter's own context mentioning an item for the host discovering it", () => {
+    // The context lists the skill with its description and names the tool the way Claude
+    // Code would; the host showed the model only the context (the skill folder was broken,
+    // the MCP server down).
+    const mentioning = [
+      "<!-- hermit:file-example:start -->",
+      "# Adapter: file-example",
+      "",
+      "- verify-output: Check a computed count.",
+      "- Call mcp__file-example__count_words for counts.",
+      "<!-- hermit:file-example:end -->",
+    ].join("\n");
+    const claudeItems: ExpectedItem[] = [
+      { kind: "context", name: "CLAUDE.md", file: "CLAUDE.md", block: mentioning },
+      { kind: "skill", name: "verify-output", description: "Check a computed count." },
+      { kind: "tool", name: "count_words", server: "file-example" },
+    ];
+    const guaranteed: CapabilityDeclaration = {
+      ...declaration,
+      exports: { ...declaration.exports, tools: { level: "guaranteed", evidence: "declared", location: ".mcp.json" } },
+    };
+    const onlyContext = recorded(1, "anthropic-messages", {
+      messages: [{ role: "user", content: [{ type: "text", text: `Contents of CLAUDE.md:\n${mentioning}` }] }],
+    });
+    const observations = { listings: [], runOutput: "", runSummary: "exit code 0" };
+    const verdict = judge(claudeItems, guaranteed, claudeCodeRecipe, { ...observations, requests: [onlyContext] });
+    expect(verdict.items.map((item) => [item.kind, item.discovered])).toEqual([
+      ["context", true],
+      ["skill", false],
+      ["tool", false],
+    ]);
+    expect(verdict.passed).toBe(false);
+
+    // The same context plus the host's own listings in the same field (OpenCode and Pi put
+    // both into one system message): the listings count.
+    const both = recorded(1, "anthropic-messages", {
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: `${mentioning}\n<available_skills><skill><name>verify-output</name><description>Check a computed count.</description></skill></available_skills>\nDeferred:\nmcp__file-example__count_words` }],
+        },
+      ],
+    });
+    const found = judge(claudeItems, guaranteed, claudeCodeRecipe, { ...observations, requests: [both] });
+    expect(found.passed).toBe(true);
+    expect(found.items[1].evidence[0]).toMatchObject({ request: 1, field: "messages[0].content[0].text" });
+    expect((found.items[1].evidence[0] as { excerpt: string }).excerpt).toContain("<name>verify-output</name>");
+  });
+
+  it("blanks only the runs of block lines, keeping what a host inserted between them", () => {
+    const lines = contextLines(block);
+    const fields = stringFieldsOf({ text: `before # Adapter: file-example\nimported user text\n## Word counting\nYou answer questions about the number of words & lines. after` }, 1);
+    expect(withoutContext(fields, lines)[0].normalized).toBe("before imported user text after");
+    // A field that lacks the block's title is left alone.
+    const other = stringFieldsOf({ text: "## Word counting is a skill" }, 1);
+    expect(withoutContext(other, lines)[0].normalized).toBe("## Word counting is a skill");
   });
 
   it("reads Claude Code's init event as a listing", () => {

@@ -1,18 +1,20 @@
 /**
  * The IO shell of verify without a real host: process groups are killed, escaped processes
  * are found by their marker, the workspace is put back, and a missing host program or
- * deployment report is a usage error (exit 2) that says what to install.
+ * deployment report is a usage error (exit 2) that says what to install. Two tests start a
+ * real host program from test/hosts only to read its --version or warnings (skipped without it).
  */
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deploy } from "../../src/deploy/deploy.js";
 import { HermitError } from "../../src/errors.js";
 import { killMarked, processesMarked, runProcess } from "../../src/verify/process.js";
-import { HOST_PROGRAMS, findHostProgram, parseVersion } from "../../src/verify/programs.js";
+import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, parseVersion } from "../../src/verify/programs.js";
 import { restoreWorkspace, snapshotWorkspace } from "../../src/verify/workspace-guard.js";
 import { runCli } from "../cli/run-cli.js";
-import { exampleAdapter, readTree, tempDir, testdir } from "../helpers.js";
+import { exampleAdapter, readTree, repoRoot, tempDir, testdir } from "../helpers.js";
 
 /** True while `pid` exists and is not a zombie. */
 async function alive(pid: number): Promise<boolean> {
@@ -152,11 +154,46 @@ describe("hermit verify: bad input (exit 2)", () => {
     expect(await readTree(workspace)).toEqual(before);
   });
 
-  it("rejects a bad --timeout", async () => {
+  it("rejects a bad --timeout, with --json as one JSON document", async () => {
     const workspace = await tempDir();
     await deploy({ adapter: exampleAdapter, workspace, host: "opencode" });
     const run = await runCli(["verify", "--workspace", workspace, "--timeout", "soon"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--timeout must be a positive number of seconds");
+    const json = await runCli(["verify", "--workspace", workspace, "--timeout", "0", "--json"]);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "USAGE", option: "timeout", value: "0" } });
+  });
+
+  it("knows the programs whose --version names them", () => {
+    expect(hostOfVersionOutput("2.1.328 (Claude Code)")).toBe("claude-code");
+    expect(hostOfVersionOutput("codex-cli 0.169.0")).toBe("codex");
+    expect(hostOfVersionOutput("0.61.0")).toBeUndefined();
+  });
+
+  const codexBin = join(repoRoot, "test", "hosts", "node_modules", ".bin", "codex");
+  it.skipIf(!existsSync(codexBin))("warns when a deploy was interrupted in the workspace (needs test/hosts' codex)", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
+    await writeFile(join(workspace, ".hermit-deploy.pending.json"), await readFile(join(workspace, ".hermit-deploy.json")));
+    const run = await runCli(["verify", "--workspace", workspace, "--host-bin", codexBin, "--json"]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).warnings).toContain(
+      "a deploy was interrupted here (.hermit-deploy.pending.json): the files may be half updated; run the deploy again, then verify",
+    );
+  });
+
+  const claudeBin = join(repoRoot, "test", "hosts", "node_modules", ".bin", "claude");
+  it.skipIf(!existsSync(claudeBin))("refuses another host's program given as --host-bin, naming both (needs test/hosts' claude)", async () => {
+    const workspace = await tempDir();
+    await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
+    const before = await readTree(workspace);
+    const run = await runCli(["verify", "--workspace", workspace, "--host-bin", claudeBin, "--json"]);
+    expect(run.code).toBe(2);
+    const error = JSON.parse(run.stdout).error;
+    expect(error).toMatchObject({ code: "HOST_NOT_INSTALLED", host: "codex", found: "claude-code", path: claudeBin });
+    expect(error.message).toContain("this is the claude-code program");
+    expect(error.message).toContain("npm install -g @openai/codex@0.169.0");
+    expect(await readTree(workspace)).toEqual(before);
   });
 });

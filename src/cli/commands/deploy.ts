@@ -89,11 +89,14 @@ export function formatStatus(status: WorkspaceStatus): string {
         ? `adapter ${status.adapter.path}: changed since the deploy (redeploy to update)`
         : `adapter ${status.adapter.path}: unchanged since the deploy`;
   lines.push(source);
-  lines.push(
-    status.clean
-      ? "clean: no drift"
-      : `drift in ${new Set(status.drift.map((issue) => issue.path)).size} file(s): deploy refuses until repaired (or --force for hand edits)`,
-  );
+  if (status.interrupted) {
+    lines.push(
+      `a deploy was interrupted (.hermit-deploy.pending.json): run 'hermit deploy' again to finish it, or 'hermit undeploy' to remove its files`,
+    );
+  }
+  if (status.drift.length > 0) {
+    lines.push(`drift in ${new Set(status.drift.map((issue) => issue.path)).size} file(s): deploy refuses until repaired (or --force for hand edits)`);
+  } else if (!status.interrupted) lines.push("clean: no drift");
   return lines.join("\n");
 }
 
@@ -132,8 +135,9 @@ export const register: CommandRegistration = (program: Command, run) => {
   program
     .command("status")
     .description(
-      "Report drift in a generated workspace: files edited by hand, deleted, or with damaged markers. Writes nothing.\n" +
-        "Exit 0 clean, 1 drift found, 2 not a hermit workspace, 3 the deployment record itself is damaged.",
+      "Report drift in a generated workspace: files edited by hand, deleted, unreadable or with damaged markers, and a " +
+        "deploy that was interrupted. Writes nothing.\n" +
+        "Exit 0 clean, 1 drift found or a deploy interrupted, 2 not a hermit workspace, 3 the deployment record itself is damaged.",
     )
     .requiredOption("--workspace <dir>", "workspace directory")
     .option("--json", "print the status as one JSON document")

@@ -37,7 +37,6 @@ export const register: CommandRegistration = (program: Command, run) => {
       run(Boolean(options.json), async () => {
         const { verifyWorkspace } = await import("../../verify/verify.js");
         const { formatVerifyReport } = await import("../../verify/format.js");
-        const timeoutMs = seconds(options.timeout) * 1000;
         const controller = new AbortController();
         let received: NodeJS.Signals | undefined;
         const onSignal = (signal: NodeJS.Signals) => {
@@ -48,6 +47,7 @@ export const register: CommandRegistration = (program: Command, run) => {
         process.once("SIGINT", onSignal);
         process.once("SIGTERM", onSignal);
         try {
+          const timeoutMs = seconds(options.timeout) * 1000;
           const report = await verifyWorkspace({
             workspace: options.workspace,
             ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}),
