@@ -33,6 +33,8 @@ export const ErrorCodes = {
   HOST_NOT_INSTALLED: ExitCode.input,
   WORKSPACE_INVALID: ExitCode.input,
   WORKSPACE_LOCKED: ExitCode.input,
+  /** The file system refused a write (permissions, read-only, full disk); what was written is restored. */
+  WORKSPACE_UNWRITABLE: ExitCode.input,
   RUN_INVALID: ExitCode.input,
   RUN_LOCKED: ExitCode.input,
   DRIFT: ExitCode.drift,
