@@ -11,8 +11,17 @@ import type { Problem } from "./types.js";
 
 /** Entries (folders, or a worktree's `.git` file) that are never part of an adapter's source tree. */
 export const IGNORED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
-/** Upper bounds that keep a hostile adapter from exhausting memory. */
-export const LIMITS = { files: 20_000, fileBytes: 8 * 1024 * 1024, manifestBytes: 1024 * 1024 };
+/**
+ * Upper bounds that keep a hostile adapter from exhausting memory: entries walked (files,
+ * folders and anything else), bytes of one file read, bytes of all files read together
+ * (sparse files make big sizes cheap on disk), bytes of `adapter.yaml`.
+ */
+export const LIMITS = {
+  files: 20_000,
+  fileBytes: 8 * 1024 * 1024,
+  totalBytes: 256 * 1024 * 1024,
+  manifestBytes: 1024 * 1024,
+};
 
 export interface TreeFile {
   /** Relative POSIX path. */
@@ -54,28 +63,58 @@ function isInside(parent: string, child: string): boolean {
 /**
  * Every regular file under `root` (sorted). A symlink to a file inside the adapter counts as
  * that file; a symlink that leaves the adapter, or points at a folder, is a problem and is
- * not followed.
+ * not followed. A name that is not UTF-8 or holds a control character (a newline, say) is a
+ * problem and is not followed either: no report or host could name it faithfully. More than
+ * `LIMITS.files` entries throw INPUT_TOO_LARGE.
  */
 export async function walkTree(root: string): Promise<Tree> {
   const realRoot = await realpath(root);
   const files: TreeFile[] = [];
   const problems: Problem[] = [];
+  let entriesSeen = 0;
   let pending = [""];
   while (pending.length > 0) {
     const next: string[] = [];
     // One level at a time, every entry of the level in parallel.
     await Promise.all(
       pending.map(async (dir) => {
-        const entries = await readdir(join(realRoot, dir), { withFileTypes: true });
+        const entries = await readdir(join(realRoot, dir), { withFileTypes: true, encoding: "buffer" }).catch(
+          (error: NodeJS.ErrnoException) => {
+            if (dir === "") {
+              throw new HermitError("INPUT_UNREADABLE", `${root}: cannot read the folder: ${error.message}`, { path: root });
+            }
+            // Gone since its parent was read (ENOENT) or not readable: reported, not a crash.
+            problems.push({ path: dir, check: "path", problem: `folder cannot be read (${error.code ?? error.message})` });
+            return [];
+          },
+        );
+        entriesSeen += entries.length;
+        if (entriesSeen > LIMITS.files) {
+          throw new HermitError("INPUT_TOO_LARGE", `${root}: more than ${LIMITS.files} files and folders`, { path: root });
+        }
         await Promise.all(
           entries.map(async (entry) => {
-            const rel = dir === "" ? entry.name : `${dir}/${entry.name}`;
+            const name = decodeUtf8(entry.name);
+            const shown = name ?? entry.name.toString("utf8");
+            const rel = dir === "" ? shown : `${dir}/${shown}`;
+            if (name === undefined) {
+              problems.push({ path: rel, check: "path", problem: `file name ${JSON.stringify(shown)} is not valid UTF-8` });
+              return;
+            }
             // `.git` may also be a file (a linked worktree's pointer): never part of the adapter.
-            if (IGNORED_DIRS.has(entry.name)) return;
+            if (IGNORED_DIRS.has(name)) return;
+            if (CONTROL_CHARACTER.test(name)) {
+              problems.push({ path: rel, check: "path", problem: `file name ${JSON.stringify(name)} contains a control character` });
+              return;
+            }
             if (entry.isDirectory()) {
               next.push(rel);
             } else if (entry.isFile()) {
-              files.push({ path: rel, size: (await lstat(join(realRoot, rel))).size });
+              const info = await lstat(join(realRoot, rel)).catch((error: NodeJS.ErrnoException) => error);
+              if (info instanceof Error) {
+                // Gone since the folder was read: not a file of the adapter any more.
+                if (info.code !== "ENOENT") problems.push({ path: rel, check: "path", problem: `cannot be read (${info.code})` });
+              } else if (info.isFile()) files.push({ path: rel, size: info.size });
             } else if (entry.isSymbolicLink()) {
               const found = await followLink(realRoot, rel);
               if ("size" in found) files.push(found);
@@ -85,9 +124,6 @@ export async function walkTree(root: string): Promise<Tree> {
             }
           }),
         );
-        if (files.length > LIMITS.files) {
-          throw new HermitError("INPUT_TOO_LARGE", `${root}: more than ${LIMITS.files} files`, { path: root });
-        }
       }),
     );
     pending = next;
@@ -96,22 +132,35 @@ export async function walkTree(root: string): Promise<Tree> {
   return { files: files.sort(byPath), problems: problems.sort(byPath) };
 }
 
+/** C0 controls and DEL: a newline in a file name would forge lines in every report. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 async function followLink(realRoot: string, rel: string): Promise<TreeFile | Problem> {
   const target = await realpath(join(realRoot, rel)).catch(() => undefined);
-  if (target === undefined) return { path: rel, check: "path", problem: "symlink is broken" };
+  if (target === undefined) return { path: rel, check: "path", problem: "symlink is broken (or loops)" };
   if (!isInside(realRoot, target)) return { path: rel, check: "path", problem: "symlink leaves the adapter" };
-  const info = await stat(target);
-  if (!info.isFile()) return { path: rel, check: "path", problem: "symlink to a folder is not allowed" };
+  const info = await stat(target).catch(() => undefined);
+  if (info?.isDirectory()) return { path: rel, check: "path", problem: "symlink to a folder is not allowed" };
+  if (!info?.isFile()) return { path: rel, check: "path", problem: "symlink to something that is not a regular file" };
   return { path: rel, size: info.size };
 }
 
 /**
  * The bytes of every file of a tree (files over `LIMITS.fileBytes` are left out), read once
- * and in parallel. Only paths `walkTree` returned are read, so no read leaves the adapter.
+ * and in parallel. Throws INPUT_TOO_LARGE when they total more than `LIMITS.totalBytes`.
+ * Only paths `walkTree` returned are read, so no read leaves the adapter.
  */
 export async function readTreeBytes(root: string, files: TreeFile[]): Promise<Map<string, Buffer>> {
   const bytes = new Map<string, Buffer>();
   const readable = files.filter((file) => file.size <= LIMITS.fileBytes);
+  const total = readable.reduce((sum, file) => sum + file.size, 0);
+  if (total > LIMITS.totalBytes) {
+    throw new HermitError(
+      "INPUT_TOO_LARGE",
+      `${root}: its files total ${total} bytes, over the limit of ${LIMITS.totalBytes} (files over ${LIMITS.fileBytes} bytes not counted)`,
+      { path: root, size: total, limit: LIMITS.totalBytes },
+    );
+  }
   const batch = 64;
   for (let i = 0; i < readable.length; i += batch) {
     await Promise.all(

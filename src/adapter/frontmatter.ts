@@ -1,4 +1,5 @@
 import matter from "gray-matter";
+import { HermitError } from "../errors.js";
 import { parseYaml } from "./yaml.js";
 
 export interface FrontmatterDocument {
@@ -24,9 +25,33 @@ const CACHE_LIMIT = 4096;
 /** Results are frozen: callers share them. */
 const cache = new Map<string, FrontmatterDocument>();
 
+/**
+ * gray-matter picks the parser from the word after the opening `---`, and its `js` /
+ * `javascript` engine runs the frontmatter as code (`eval`). Only YAML is frontmatter here.
+ */
+const LANGUAGE = /^\ufeff?---[ \t]*([^\s-][^\r\n]*?)[ \t]*\r?\n/;
+
 function parseUncached(text: string, file: string): FrontmatterDocument {
-  // Passing options also turns off gray-matter's content cache, which would share objects.
-  const parsed = matter(text, { engines: { yaml: (source: string) => (parseYaml(source, file) ?? {}) as object } });
+  const language = LANGUAGE.exec(text)?.[1];
+  if (language !== undefined && !/^(yaml|yml)$/i.test(language)) {
+    throw new HermitError(
+      "YAML_UNSAFE",
+      `${file}: frontmatter language '${language.slice(0, 40)}' refused; only YAML frontmatter is read (other engines run code)`,
+      { path: file },
+    );
+  }
+  const refuse = () => {
+    throw new HermitError("YAML_UNSAFE", `${file}: only YAML frontmatter is read`, { path: file });
+  };
+  const yaml = (source: string) => (parseYaml(source, file) ?? {}) as object;
+  let parsed: ReturnType<typeof matter>;
+  try {
+    // Passing options also turns off gray-matter's content cache, which would share objects.
+    parsed = matter(text, { language: "yaml", engines: { yaml, javascript: refuse, json: refuse } });
+  } catch (error) {
+    if (error instanceof HermitError) throw error;
+    throw new HermitError("YAML_SYNTAX", `${file}: frontmatter cannot be read: ${(error as Error).message}`, { path: file });
+  }
   const data = parsed.data;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     return Object.freeze({ data: Object.freeze({}), body: parsed.content });

@@ -13,7 +13,7 @@ export function toolSchemaProblem(schema: unknown, which: "input_schema" | "outp
     return `${which} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: which })}`;
   }
   try {
-    ajv.compile(schema);
+    validatorFor(schema);
   } catch (error) {
     return `${which} is not a valid JSON Schema: ${(error as Error).message}`;
   }
@@ -22,11 +22,21 @@ export function toolSchemaProblem(schema: unknown, which: "input_schema" | "outp
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
-/** A cached validator for a schema already vetted by `toolSchemaProblem`. */
+/**
+ * A cached validator for a schema already vetted by `toolSchemaProblem`. The schema is not
+ * left registered in the shared Ajv instance: a `$id` would otherwise make every later
+ * compile of an equal schema (the same adapter read again, a candidate of it) fail with
+ * "schema with key or id … already exists", and the instance would keep every schema it
+ * ever saw.
+ */
 export function validatorFor(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    try {
+      validate = ajv.compile(schema);
+    } finally {
+      ajv.removeSchema(schema);
+    }
     compiled.set(schema, validate);
   }
   return validate;

@@ -19,10 +19,27 @@ function describeSchemaError(error: ErrorObject): string {
   if (error.keyword === "additionalProperties") {
     return `${at}: unknown key '${String(error.params.additionalProperty)}'`;
   }
+  if (error.keyword === "not" && error.schemaPath.includes("/normalPath/")) {
+    return `${at}: path must be written plainly: no '.' or empty segment, no trailing '/' (write 'a/b', not './a/b/')`;
+  }
+  if (error.keyword === "not" && error.schemaPath.includes("/literalPath/")) {
+    return `${at}: must name one file or folder, not a glob (no * ? [ ] { })`;
+  }
   if (error.keyword === "not" && /entrypoint|context|agents|skills|fixed|learnable/.test(at)) {
     return `${at}: path must be relative and stay inside the adapter (no '..', no absolute path, no backslash)`;
   }
   return `${at}: ${error.message ?? error.keyword}`;
+}
+
+/**
+ * A path refused by a `not` rule also fails the `oneOf` around it (and the object branch's
+ * `type`); only the `not` says what is wrong, so the others are dropped for that key.
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject[] {
+  const explained = new Set(errors.filter((error) => error.keyword === "not").map((error) => error.instancePath));
+  return errors.filter(
+    (error) => !(explained.has(error.instancePath) && (error.keyword === "oneOf" || error.keyword === "type")),
+  );
 }
 
 /** Strict `X.Y.Z`, compatible iff the major equals hermit's. */
@@ -54,7 +71,7 @@ export function validateManifest(data: unknown, file: string): Manifest {
   }
   if ("contract" in data) negotiateContract((data as { contract: unknown }).contract, file);
   if (!validateManifestShape(data)) {
-    const problems = (validateManifestShape.errors ?? []).map(describeSchemaError);
+    const problems = mostSpecific(validateManifestShape.errors ?? []).map(describeSchemaError);
     throw new HermitError("MANIFEST_INVALID", `${file}: ${[...new Set(problems)].join("; ")}`, {
       path: file,
       problems,

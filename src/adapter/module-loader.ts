@@ -36,14 +36,33 @@ export async function loadExport(root: string, entry: Entrypoint): Promise<Loade
       path: file,
     });
   }
-  const fn = module[entry.function];
+  const fn = exportedFunction(module, entry.function);
   if (typeof fn !== "function") {
-    throw new HermitError(
-      "ADAPTER_INVALID",
-      `${spec}: ${entry.file} has no exported function '${entry.function}'` +
-        (fn === undefined ? "" : ` (it is a ${typeof fn})`),
-      { path: file, function: entry.function },
-    );
+    throw new HermitError("ADAPTER_INVALID", `${spec}: ${missingExport(entry.file, entry.function, fn)}`, {
+      path: file,
+      function: entry.function,
+    });
   }
   return fn as LoadedFunction;
+}
+
+/**
+ * The module's own export `name` (or its default export object's own member `name`), or
+ * undefined. Inherited members never count: `constructor`, `toString` or `__proto__` would
+ * otherwise "export" `Object` and friends from every module.
+ */
+export function exportedFunction(module: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(module, name)) return module[name];
+  const fallback = Object.hasOwn(module, "default") ? module.default : undefined;
+  if (fallback !== null && typeof fallback === "object" && Object.hasOwn(fallback, name)) {
+    return (fallback as Record<string, unknown>)[name];
+  }
+  return undefined;
+}
+
+/** "f.ts has no exported function 'x'", saying what `x` is when it is something else. */
+export function missingExport(file: string, name: string, value: unknown): string {
+  const kind = value === null ? "null" : typeof value;
+  const what = value === undefined ? "" : ` (it is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind})`;
+  return `${file} has no exported function '${name}'${what}`;
 }

@@ -2,7 +2,7 @@
  * Reading an adapter directory into the model of `types.ts`. `inspectAdapter` collects every
  * problem (the spec check reports them); `readAdapter` refuses an adapter with any.
  */
-import { HermitError } from "../errors.js";
+import { HermitError, errorMessage } from "../errors.js";
 import {
   LIMITS,
   assertDirectory,
@@ -17,7 +17,7 @@ import {
 import { CONTEXT_FILE, MANIFEST_FILE, contextPath, parseEntrypoint, parseManifest } from "./manifest.js";
 import { toolSchemaProblem } from "./json-schema.js";
 import { loadExport } from "./module-loader.js";
-import { parseAgent, parseSkill } from "./rules.js";
+import { agentProblems, parseAgent, parseSkill } from "./rules.js";
 import type { Adapter, AgentDefinition, Manifest, Problem, SkillDefinition, ToolDefinition } from "./types.js";
 
 export interface Inspection {
@@ -71,7 +71,7 @@ export async function readAdapter(root: string, options: InspectOptions = {}): P
   return adapter;
 }
 
-type Report = (path: string, check: string, problem: string) => void;
+export type Report = (path: string, check: string, problem: string) => void;
 
 interface Files {
   root: string;
@@ -131,25 +131,39 @@ async function readAgents(files: Files, manifest: Manifest, tree: Tree, runExpor
 
 async function exportAgents(root: string, exporter: string, report: Report): Promise<AgentDefinition[]> {
   const entry = parseEntrypoint(exporter);
+  let values: unknown;
   try {
-    const list = (await loadExport(root, entry))();
-    const values = (await list) as unknown;
-    if (!Array.isArray(values)) throw new Error("did not return an array");
-    const agents: AgentDefinition[] = [];
-    for (const [index, value] of values.entries()) {
-      const item = value as Partial<AgentDefinition> & { instructions?: string };
-      const body = item.body ?? item.instructions ?? "";
-      if (typeof item.name !== "string" || typeof item.description !== "string" || !body.trim()) {
-        report(entry.file, "load", `agent ${index} from ${exporter} needs name, description and body`);
-        continue;
-      }
-      agents.push({ name: item.name, description: item.description, body, frontmatter: {}, sourcePath: entry.file });
-    }
-    return withoutDuplicates(agents, "agent", report);
+    values = await (await loadExport(root, entry))();
   } catch (error) {
-    report(entry.file, "load", `agent exporter ${exporter} failed: ${(error as Error).message}`);
+    report(entry.file, "load", `agent exporter ${exporter} failed: ${errorMessage(error)}`);
     return [];
   }
+  return agentsFromExporter(values, exporter, entry.file, report);
+}
+
+/**
+ * The agents an `exports.agents.exporter` returned (`[{ name, description, body }]`; `body`
+ * may be called `instructions`), each checked like an agent file; problems are reported on
+ * the exporter's file. Pure: the spec check runs the exporter in its child process.
+ */
+export function agentsFromExporter(values: unknown, exporter: string, file: string, report: Report): AgentDefinition[] {
+  if (!Array.isArray(values)) {
+    report(file, "load", `agent exporter ${exporter} failed: did not return an array`);
+    return [];
+  }
+  const agents: AgentDefinition[] = [];
+  for (const [index, value] of values.entries()) {
+    const item = (value !== null && typeof value === "object" ? value : {}) as Record<string, unknown>;
+    const body = item.body ?? item.instructions;
+    const problems = agentProblems(item.name, item.description, body);
+    if (problems.length > 0) {
+      report(file, "load", `agent ${index} from ${exporter}: ${problems.join("; ")}`);
+      continue;
+    }
+    const name = item.name as string;
+    agents.push({ name, description: (item.description as string).trim(), body: body as string, frontmatter: {}, sourcePath: file });
+  }
+  return withoutDuplicates(agents, "agent", report);
 }
 
 function readSkills(files: Files, manifest: Manifest, tree: Tree) {

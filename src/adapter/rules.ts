@@ -14,16 +14,29 @@ export interface ParsedAgent {
 /** Returns the agent, or the list of what is wrong with it. Throws only HermitError from YAML. */
 export function parseAgent(text: string, file: string): ParsedAgent | string[] {
   const { data, body } = parseFrontmatter(text, file);
-  const problems: string[] = [];
   const { name, description } = data;
-  if (typeof name !== "string" || name.trim() === "") problems.push("frontmatter 'name' is missing or empty");
-  else if (!AGENT_NAME.test(name)) problems.push(`agent name '${name}' must be 1-64 chars of a-z, 0-9, '-' or '_'`);
-  if (typeof description !== "string" || description.trim() === "") {
-    problems.push("frontmatter 'description' is missing or empty");
-  }
-  if (body.trim() === "") problems.push("body (the agent's instructions) is empty");
+  const problems = agentProblems(name, description, body, "frontmatter ");
   if (problems.length > 0) return problems;
   return { name: name as string, description: (description as string).trim(), body, frontmatter: data };
+}
+
+/**
+ * What is wrong with an agent's name, description and body (empty when nothing). The same
+ * rules hold for agent files and for what an `exports.agents.exporter` returns: the name
+ * becomes a file name in every host.
+ */
+export function agentProblems(name: unknown, description: unknown, body: unknown, where = ""): string[] {
+  const problems: string[] = [];
+  if (typeof name !== "string" || name.trim() === "") problems.push(`${where}'name' is missing or empty`);
+  else if (!AGENT_NAME.test(name)) {
+    const shown = name.replace(/[\u0000-\u001f\u007f]/g, "?").slice(0, 80);
+    problems.push(`agent name '${shown}' must be 1-64 chars of a-z, 0-9, '-' or '_'`);
+  }
+  if (typeof description !== "string" || description.trim() === "") {
+    problems.push(`${where}'description' is missing or empty`);
+  }
+  if (typeof body !== "string" || body.trim() === "") problems.push("body (the agent's instructions) is empty");
+  return problems;
 }
 
 export interface ParsedSkill {

@@ -1,14 +1,15 @@
 /**
  * MCP over Streamable HTTP on 127.0.0.1 only, at `/mcp`. Each MCP session (created by an
  * `initialize` request) gets its own SDK `Server` and transport; all share one tool backend.
- * Host headers other than the loopback address are refused (DNS-rebinding protection).
+ * Host headers other than the loopback address, and Origin headers of other sites, are
+ * refused with 403 before anything else is read (DNS-rebinding protection).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ErrorCode, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, JSONRPCMessageSchema, isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { HermitError } from "../errors.js";
 
 export const MCP_PATH = "/mcp";
@@ -28,6 +29,10 @@ export async function listenHttp(port: number, newServer: () => Server, log: (li
   let allowedHosts: string[] = [];
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    // Before anything else, whatever the path or body: a foreign Host is a DNS-rebinding
+    // attempt, a foreign Origin a web page reaching for the loopback address.
+    const foreign = foreignHeader(request, allowedHosts);
+    if (foreign) return reply(response, 403, null, -32000, foreign);
     const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
     if (path !== MCP_PATH) return reply(response, 404, null, ErrorCode.InvalidRequest, `Not found: serve path is ${MCP_PATH}`);
     const sessionId = request.headers["mcp-session-id"];
@@ -39,6 +44,12 @@ export async function listenHttp(port: number, newServer: () => Server, log: (li
         body = JSON.parse(text);
       } catch (error) {
         return reply(response, 400, null, ErrorCode.ParseError, `Parse error: ${(error as Error).message}`);
+      }
+      const messages = Array.isArray(body) ? body : [body];
+      if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
+        const id = (body as { id?: unknown } | null)?.id;
+        const message = "Invalid Request: not a JSON-RPC 2.0 request, notification or response";
+        return reply(response, 400, typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, message);
       }
     }
     if (typeof sessionId === "string") {
@@ -95,7 +106,22 @@ export async function listenHttp(port: number, newServer: () => Server, log: (li
   };
 }
 
-function reply(response: ServerResponse, status: number, id: null, code: number, message: string): void {
+/** Why the Host or Origin header is not this server's loopback address, or undefined. */
+function foreignHeader(request: IncomingMessage, allowedHosts: string[]): string | undefined {
+  const host = request.headers.host;
+  if (host === undefined || !allowedHosts.includes(host.toLowerCase())) return `Invalid Host header: ${host ?? "(none)"}`;
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  let hostname: string | undefined;
+  try {
+    hostname = new URL(origin).hostname;
+  } catch {
+    hostname = undefined;
+  }
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]" ? undefined : `Invalid Origin header: ${origin}`;
+}
+
+function reply(response: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
 }

@@ -7,6 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  RequestSchema,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -34,11 +35,21 @@ export function createToolServer(tools: PublishedTool[], backend: ToolBackend, i
   );
   const listed = tools.map(toMcpTool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    toCallToolResult(await backend.call(request.params.name, request.params.arguments ?? {})),
-  );
+  server.setRequestHandler(LooseCallToolRequestSchema, async (request) => {
+    // The SDK has checked the params against CallToolRequestSchema (-32602 when they are bad).
+    const params = request.params as { name: string; arguments?: Record<string, unknown> };
+    return toCallToolResult(await backend.call(params.name, params.arguments ?? {}), params.name);
+  });
   return server;
 }
+
+/**
+ * `tools/call` with params left as sent. With the SDK's own schema, malformed params fail its
+ * first parse as an internal error (-32603) and the arguments object is rebuilt (losing an
+ * own `__proto__` key); with this one, the SDK's tools/call check answers malformed params
+ * with -32602 Invalid params, and the arguments reach the tool backend exactly as sent.
+ */
+const LooseCallToolRequestSchema = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
 /**
  * MCP requires an `outputSchema` to describe an object; a manifest output schema of another
@@ -50,13 +61,31 @@ export function toMcpTool(tool: PublishedTool): Tool {
   return listed;
 }
 
+/**
+ * Largest `tools/call` answer sent, in bytes of JSON. The MCP SDK's clients (those of most
+ * hosts, and hermit's sandbox) drop the connection on a message over 10 MiB, and the answer
+ * carries the value twice (text and value), the text escaped once more.
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 /** Structured content (for object values) plus a text rendering; errors as `isError` text. */
-export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
-  if (!outcome.ok) {
-    return { content: [{ type: "text", text: outcome.message }], isError: true, _meta: { [META_ERROR_CODE]: outcome.code } };
-  }
+export function toCallToolResult(outcome: ToolOutcome, tool = "the tool"): CallToolResult {
+  if (!outcome.ok) return errorResult(outcome.code, outcome.message);
   const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
   if (isJsonObject(outcome.value)) result.structuredContent = outcome.value;
   else result._meta = { [META_VALUE]: outcome.value };
+  // At most 3 bytes of UTF-8 per character, and escaping at most doubles the text: only a
+  // large text can make the answer too long.
+  if (outcome.text.length * 9 > MAX_RESPONSE_BYTES) {
+    const bytes = Buffer.byteLength(JSON.stringify(result));
+    if (bytes > MAX_RESPONSE_BYTES) {
+      const message = `tool '${tool}' returned an invalid result: its MCP answer is ${bytes} bytes, over the limit of ${MAX_RESPONSE_BYTES}`;
+      return errorResult("TOOL_RESULT_INVALID", message);
+    }
+  }
   return result;
+}
+
+function errorResult(code: string, message: string): CallToolResult {
+  return { content: [{ type: "text", text: message }], isError: true, _meta: { [META_ERROR_CODE]: code } };
 }

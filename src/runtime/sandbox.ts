@@ -18,6 +18,7 @@ import { ErrorCodes, HermitError, errorMessage, type ErrorCode } from "../errors
 import { hermitCli, hermitVersion, packageRoot } from "../package-root.js";
 import { META_ERROR_CODE, META_VALUE } from "./mcp-server.js";
 import { renderValue } from "./published.js";
+import { argumentsShapeProblem, unknownToolMessage } from "./toolbox.js";
 import type { ToolBackend, ToolErrorCode, ToolOutcome, ToolResources } from "./types.js";
 
 /** System folders made visible read-only (those that exist; symlinks are recreated as symlinks). */
@@ -153,8 +154,8 @@ export async function openSandboxedTools(options: SandboxedToolsOptions): Promis
       "--quiet",
     ];
     const transport = new StdioClientTransport({ command: bwrap, args: [...bwrapArguments(layout), ...command], stderr: "pipe" });
-    const client = await connect(transport);
-    return new SandboxedTools(client, scratch, options.timeoutMs);
+    const { client, tools } = await connect(transport);
+    return new SandboxedTools(client, new Set(tools), scratch, options.timeoutMs);
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
@@ -185,15 +186,16 @@ async function hostLayout(readOnly: string[], writable: string[]): Promise<Sandb
 }
 
 /** Connect, or turn the child's start-up failure (printed on its stderr) into the same HermitError. */
-async function connect(transport: StdioClientTransport): Promise<Client> {
+async function connect(transport: StdioClientTransport): Promise<{ client: Client; tools: string[] }> {
   const stderr: Buffer[] = [];
   const collect = (chunk: Buffer) => stderr.push(chunk);
   transport.stderr?.on("data", collect);
   const client = new Client({ name: "hermit-session", version: hermitVersion }, { jsonSchemaValidator: ajv2020 });
+  let tools: string[];
   try {
     // A child that exits during start-up closes the transport, which rejects the handshake.
     await client.connect(transport);
-    await client.listTools();
+    tools = (await client.listTools()).tools.map((tool) => tool.name);
   } catch (error) {
     await client.close().catch(() => undefined);
     throw childFailure(Buffer.concat(stderr).toString("utf8"), error);
@@ -201,7 +203,7 @@ async function connect(transport: StdioClientTransport): Promise<Client> {
   transport.stderr?.off("data", collect);
   // From here on, what the tools print on stderr is passed through, as the in-process thread does.
   transport.stderr?.on("data", (chunk: Buffer) => process.stderr.write(chunk));
-  return client;
+  return { client, tools };
 }
 
 function childFailure(stderr: string, error: unknown): HermitError {
@@ -225,14 +227,24 @@ const ajv2020: jsonSchemaValidator = {
 class SandboxedTools implements ToolBackend {
   constructor(
     private readonly client: Client,
+    /** The tools the server listed. */
+    private readonly tools: ReadonlySet<string>,
     private readonly scratch: string,
     private readonly timeoutMs: number,
   ) {}
 
   async call(name: string, args: unknown): Promise<ToolOutcome> {
+    // Refused here as the in-process toolbox refuses them (MCP would answer -32602 instead).
+    const input = args ?? {};
+    const shape = argumentsShapeProblem(input);
+    if (shape) {
+      return this.tools.has(name)
+        ? { ok: false, code: "TOOL_ARGUMENTS_INVALID", message: `invalid arguments for tool '${name}': ${shape}` }
+        : { ok: false, code: "TOOL_UNKNOWN", message: unknownToolMessage(name, [...this.tools]) };
+    }
     try {
       const result = await this.client.callTool(
-        { name, arguments: args as Record<string, unknown> },
+        { name, arguments: input as Record<string, unknown> },
         undefined,
         // The server enforces the tool's limit; this only guards against a lost server.
         { timeout: this.timeoutMs + 10_000 },

@@ -23,6 +23,7 @@ export class LineTransport implements Transport {
   /** True while skipping the rest of an oversized line. */
   private discarding = false;
   private closed = false;
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable = process.stdin,
@@ -38,7 +39,16 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(`${JSON.stringify(message)}\n`);
+    let line: string;
+    try {
+      line = JSON.stringify(message);
+    } catch (error) {
+      // A response that cannot be serialized (too long for a string) still gets an answer.
+      if (!("id" in message) || "method" in message) throw error;
+      const text = `Internal error: the response could not be serialized: ${(error as Error).message}`;
+      line = JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InternalError, message: text } });
+    }
+    return this.write(`${line}\n`);
   }
 
   async close(): Promise<void> {
@@ -53,11 +63,15 @@ export class LineTransport implements Transport {
   }
 
   private write(line: string): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      if (this.output.write(line)) resolve();
-      else this.output.once("drain", resolve);
-    });
+    if (this.closed || this.output.write(line)) return Promise.resolve();
+    // One drain listener however many writes wait on a slow reader.
+    this.drained ??= new Promise<void>((resolve) =>
+      this.output.once("drain", () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    );
+    return this.drained;
   }
 
   private readonly onData = (chunk: Buffer | string): void => {

@@ -122,6 +122,14 @@ export function parseToolCall(call: unknown): ParsedToolCall {
     if (value.type === "function_call" && typeof value.call_id === "string" && typeof value.name === "string") {
       return { kind: "responses", id: value.call_id, name: value.name, ...jsonArguments(value.arguments) };
     }
+    // Recognisably one API's shape, but incomplete: say what is missing (no answer can be built without it).
+    const missing = (what: string, fields: Record<string, unknown>) => {
+      const absent = Object.entries(fields).filter(([, field]) => typeof field !== "string").map(([key]) => key);
+      return new HermitError("USAGE", `respond(): ${what} needs a string ${absent.join(" and a string ")}`, { missing: absent });
+    };
+    if (value.type === "tool_use") throw missing("an Anthropic tool_use block", { id: value.id, name: value.name });
+    if (value.type === "function_call") throw missing("an OpenAI Responses function_call", { call_id: value.call_id, name: value.name });
+    if (value.type === "function" || fn) throw missing("an OpenAI tool call", { id: value.id, "function.name": fn?.name });
   }
   throw new HermitError(
     "USAGE",

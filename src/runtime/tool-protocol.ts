@@ -10,6 +10,9 @@ export interface ToolThreadInit {
   shared: Int32Array;
 }
 
+/** Longest JSON text of a tool's value (8 Mi characters); longer values are TOOL_RESULT_INVALID. */
+export const MAX_RESULT_CHARS = 8 * 1024 * 1024;
+
 /** Slot of `shared`: id of the call whose function is executing synchronously right now, 0 when none. */
 export const SHARED_RUNNING = 0;
 /** Slot of `shared`: id of the last call this thread began (ids grow, messages arrive in order). */

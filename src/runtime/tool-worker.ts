@@ -7,10 +7,10 @@
 import { stat } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { resolveInside } from "../adapter/files.js";
-import { importModule } from "../adapter/module-loader.js";
+import { exportedFunction, importModule, missingExport } from "../adapter/module-loader.js";
 import { errorMessage } from "../errors.js";
 import { declaredResources, type ResourcesDeclaration } from "./declared-resources.js";
-import { SHARED_LAST_STARTED, SHARED_RUNNING, type FromWorker, type ToWorker, type ToolThreadInit } from "./tool-protocol.js";
+import { MAX_RESULT_CHARS, SHARED_LAST_STARTED, SHARED_RUNNING, type FromWorker, type ToWorker, type ToolThreadInit } from "./tool-protocol.js";
 import { RESOURCES_PARAMETER } from "./types.js";
 
 type ToolFunction = (...args: unknown[]) => unknown;
@@ -52,11 +52,8 @@ async function loadTools(): Promise<string[]> {
         module = importFile(file, tool.file);
         modules.set(file, module);
       }
-      const fn = (await module)[tool.function];
-      if (typeof fn !== "function") {
-        const what = fn === undefined ? "" : ` (it is a ${typeof fn})`;
-        throw new Error(`${tool.file} has no exported function '${tool.function}'${what}`);
-      }
+      const fn = exportedFunction(await module, tool.function);
+      if (typeof fn !== "function") throw new Error(missingExport(tool.file, tool.function, fn));
       loaded.set(tool.name, {
         fn: fn as ToolFunction,
         declares: declaredResources(Function.prototype.toString.call(fn)),
@@ -92,7 +89,7 @@ async function call(message: Extract<ToWorker, { type: "call" }>): Promise<void>
     }
     value = await value;
   } catch (error) {
-    port.postMessage({ type: "error", id: message.id, message: errorMessage(error) } satisfies FromWorker);
+    port.postMessage({ type: "error", id: message.id, message: bounded(errorMessage(error)) } satisfies FromWorker);
     return;
   }
   let reply: FromWorker;
@@ -104,7 +101,17 @@ async function call(message: Extract<ToWorker, { type: "call" }>): Promise<void>
   port.postMessage(reply);
 }
 
-/** The value as JSON would carry it; `undefined` (a tool that returns nothing) becomes null. */
+/** A thrown message is text for a model and a log line: the first `MAX_MESSAGE_CHARS` of it. */
+const MAX_MESSAGE_CHARS = 64 * 1024;
+function bounded(text: string): string {
+  return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}… (${text.length} characters)` : text;
+}
+
+/**
+ * The value as JSON would carry it; `undefined` (a tool that returns nothing) becomes null.
+ * A value whose JSON is longer than `MAX_RESULT_CHARS` is refused: every answer carries it
+ * twice (text and value), and a client must be able to read it.
+ */
 function asJson(value: unknown): unknown {
   if (value === undefined) return null;
   let text: string | undefined;
@@ -114,6 +121,9 @@ function asJson(value: unknown): unknown {
     throw new Error(`returned a value that is not JSON: ${errorMessage(error)}`);
   }
   if (text === undefined) throw new Error(`returned a ${typeof value}, which is not JSON`);
+  if (text.length > MAX_RESULT_CHARS) {
+    throw new Error(`returned ${text.length} characters of JSON, over the limit of ${MAX_RESULT_CHARS}`);
+  }
   return JSON.parse(text);
 }
 

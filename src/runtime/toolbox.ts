@@ -51,11 +51,7 @@ export class Toolbox implements ToolBackend {
 
   async call(name: string, args: unknown): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
-    if (!tool) {
-      const known = [...this.byName.keys()];
-      const list = known.length > 0 ? `the adapter's tools are ${known.join(", ")}` : "the adapter has no tools";
-      return { ok: false, code: "TOOL_UNKNOWN", message: `unknown tool '${name}'; ${list}` };
-    }
+    if (!tool) return { ok: false, code: "TOOL_UNKNOWN", message: unknownToolMessage(name, [...this.byName.keys()]) };
     const input = args ?? {};
     const refused = argumentsProblem(input, tool.published.inputSchema);
     if (refused) {
@@ -81,9 +77,22 @@ export class Toolbox implements ToolBackend {
   }
 }
 
+/** The TOOL_UNKNOWN message, listing the tools there are. */
+export function unknownToolMessage(name: string, known: string[]): string {
+  const list = known.length > 0 ? `the adapter's tools are ${known.join(", ")}` : "the adapter has no tools";
+  return `unknown tool '${name}'; ${list}`;
+}
+
+/** Why arguments of this shape are refused before any schema is looked at, or undefined. */
+export function argumentsShapeProblem(args: unknown): string | undefined {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return "arguments: must be a JSON object";
+  return undefined;
+}
+
 /** Why these arguments are refused (naming the path in the data), or undefined. */
 function argumentsProblem(args: unknown, schema: Record<string, unknown>): string | undefined {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return "arguments: must be a JSON object";
+  const shape = argumentsShapeProblem(args);
+  if (shape) return shape;
   if (Object.prototype.hasOwnProperty.call(args, RESOURCES_PARAMETER)) {
     return `arguments/${RESOURCES_PARAMETER}: is reserved; hermit binds it and a caller cannot pass it`;
   }

@@ -1,58 +1,117 @@
 /**
- * Runs in a child process (inside bubblewrap when available): imports every tool entrypoint
- * and runs the template's custom check. Reads one JSON request on stdin, writes one JSON
- * response on stdout. Anything the adapter code prints goes to stderr.
+ * Runs in a child process (inside bubblewrap when available): runs the template's custom
+ * check, calls the candidate's agent exporter and imports every tool entrypoint. Reads one
+ * JSON request on stdin and answers on stdout with lines that start with the request's
+ * nonce: `<nonce> step <what>` before each step (so a crash or time-out names the step)
+ * and `<nonce> done <json>` at the end. Adapter and template code cannot print on stdout
+ * (`process.stdout.write` and `console` go to stderr) and, not knowing the nonce, cannot
+ * forge an answer. The custom check runs first, before any candidate module is imported.
  */
-import { loadExport } from "../adapter/module-loader.js";
+import { exportedFunction, importModule, loadExport, missingExport } from "../adapter/module-loader.js";
+import { resolveInside } from "../adapter/files.js";
 import type { Entrypoint } from "../adapter/types.js";
 import type { Issue } from "./types.js";
 
 export interface ChildRequest {
+  /** Prefix of every protocol line. */
+  nonce: string;
   adapter: string;
   root: string;
   tools: Array<{ name: string; entry: Entrypoint }>;
+  /** The candidate's `exports.agents.exporter`, when it has one. */
+  exporter?: Entrypoint;
   check?: Entrypoint;
 }
 
 export interface ChildResponse {
   tools: Array<{ name: string; problem?: string }>;
+  /** What the exporter returned (as JSON), or why it failed. */
+  agents?: { values: unknown } | { error: string };
   custom?: { issues: Issue[] } | { error: string };
 }
+
+// Taken before any adapter or template code runs, so that code cannot redirect the answer.
+const stringify = JSON.stringify;
+const originalExit = process.exit.bind(process);
+const writeStdout = process.stdout.write.bind(process.stdout);
+const writeLine = (line: string, done?: () => void) => void writeStdout(`${line}\n`, done);
+
+/** Thrown by `process.exit` while adapter or template code runs: an exit is reported, not obeyed. */
+class ExitCalled extends Error {}
 
 function normalizeCheckResult(value: unknown, spec: string): { issues: Issue[] } | { error: string } {
   const list = Array.isArray(value) ? value : (value as { issues?: unknown } | null)?.issues;
   if (!Array.isArray(list)) {
-    return { error: `custom check ${spec} returned ${JSON.stringify(value) ?? typeof value}, not a list of issues` };
+    return { error: `custom check ${spec} returned ${describe(value)}, not a list of issues` };
   }
   const issues: Issue[] = [];
   for (const item of list) {
     const issue = item as Partial<Issue> | null;
     if (!issue || typeof issue.problem !== "string" || (issue.path !== undefined && typeof issue.path !== "string")) {
-      return { error: `custom check ${spec} returned a malformed issue: ${JSON.stringify(item)}` };
+      return { error: `custom check ${spec} returned a malformed issue: ${describe(item)}` };
     }
     issues.push({ path: issue.path ?? ".", check: "custom", problem: issue.problem });
   }
   return { issues };
 }
 
-async function handle(request: ChildRequest): Promise<ChildResponse> {
-  const tools: ChildResponse["tools"] = [];
-  for (const tool of request.tools) {
+function describe(value: unknown): string {
+  try {
+    return (stringify(value) ?? typeof value).slice(0, 200);
+  } catch {
+    return typeof value;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : describe(error);
+}
+
+async function handle(request: ChildRequest, step: (what: string) => void): Promise<ChildResponse> {
+  const response: ChildResponse = { tools: [] };
+  if (request.check) {
+    const spec = `${request.check.file}:${request.check.function}`;
+    step(`custom ${spec}`);
     try {
-      await loadExport(request.adapter, tool.entry);
-      tools.push({ name: tool.name });
+      const check = await loadExport(request.root, request.check);
+      response.custom = normalizeCheckResult(await check({ adapter: request.adapter, root: request.root }), spec);
     } catch (error) {
-      tools.push({ name: tool.name, problem: (error as Error).message });
+      response.custom = { error: `custom check ${spec} failed: ${message(error)}` };
     }
   }
-  if (!request.check) return { tools };
-  const spec = `${request.check.file}:${request.check.function}`;
+  if (request.exporter) {
+    const spec = `${request.exporter.file}:${request.exporter.function}`;
+    step(`exporter ${spec}`);
+    try {
+      const values: unknown = await (await loadExport(request.adapter, request.exporter))();
+      response.agents = { values: JSON.parse(stringify(values) ?? "null") as unknown };
+    } catch (error) {
+      // loadExport's messages already start with the entrypoint.
+      response.agents = { error: `agent exporter ${spec} failed: ${message(error).replace(`${spec}: `, "")}` };
+    }
+  }
+  // Each file once, as the tool runtime imports them.
+  const modules = new Map<string, Promise<Record<string, unknown>>>();
+  for (const tool of request.tools) {
+    step(`tool ${tool.name}`);
+    try {
+      const file = resolveInside(request.adapter, tool.entry.file);
+      if (!modules.has(file)) modules.set(file, loadModule(file, tool.entry));
+      const fn = exportedFunction(await modules.get(file)!, tool.entry.function);
+      if (typeof fn !== "function") throw new Error(missingExport(tool.entry.file, tool.entry.function, fn));
+      response.tools.push({ name: tool.name });
+    } catch (error) {
+      response.tools.push({ name: tool.name, problem: `${tool.entry.file}:${tool.entry.function}: ${message(error)}` });
+    }
+  }
+  return response;
+}
+
+async function loadModule(file: string, entry: Entrypoint): Promise<Record<string, unknown>> {
   try {
-    const check = await loadExport(request.root, request.check);
-    const value = await check({ adapter: request.adapter, root: request.root });
-    return { tools, custom: normalizeCheckResult(value, spec) };
+    return await importModule(file);
   } catch (error) {
-    return { tools, custom: { error: `custom check ${spec} failed: ${(error as Error).message}` } };
+    throw new Error(`could not import ${entry.file}: ${message(error)}`);
   }
 }
 
@@ -62,9 +121,21 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-// Adapter code must not write on our protocol channel.
-const write = process.stdout.write.bind(process.stdout);
-console.log = console.info = console.warn = console.error;
+const request = JSON.parse(await readStdin()) as ChildRequest;
+const nonce = request.nonce;
+// Adapter and template code must not write on our protocol channel, nor end the process.
+const toStderr = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+process.stdout.write = toStderr;
+console.log = console.info = console.debug = console.warn = console.error;
+process.exit = ((code?: number | string | null) => {
+  throw new ExitCalled(`it called process.exit(${code ?? ""})`);
+}) as typeof process.exit;
 
-const response = await handle(JSON.parse(await readStdin()) as ChildRequest);
-write(`${JSON.stringify(response)}\n`, () => process.exit(0));
+const response = await handle(request, (what) => writeLine(`${nonce} step ${what}`));
+let answer: string;
+try {
+  answer = stringify(response);
+} catch (error) {
+  answer = stringify({ tools: [], custom: { error: `the check's answer is not JSON: ${message(error)}` } });
+}
+writeLine(`${nonce} done ${answer}`, () => originalExit(0));

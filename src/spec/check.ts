@@ -14,16 +14,24 @@ import { fixedMatch, rules, uniqueIssues, type SpecFacts } from "./rules.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
 
 export async function checkSpec(adapterPath: string, rootPath: string, options: CheckOptions = {}): Promise<SpecResult> {
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new HermitError("USAGE", `checkSpec: timeoutMs must be a positive integer (got ${timeoutMs})`, { timeoutMs });
+  }
   await assertDirectory(rootPath, "template root");
   await assertDirectory(adapterPath, "adapter");
   const rootManifest = await readManifest(rootPath);
   let inspection: Inspection;
   try {
-    inspection = await inspectAdapter(adapterPath);
+    // The agent exporter is candidate code: it runs in the child process with the tool imports.
+    inspection = await inspectAdapter(adapterPath, { runExporters: false });
   } catch (error) {
     if (options.manifestErrors !== "issue" || !(error instanceof HermitError)) throw error;
     const problem = error.message.startsWith(adapterPath) ? error.message.slice(error.message.indexOf(": ") + 2) : error.message;
-    return { passed: false, issues: [{ path: MANIFEST_FILE, check: "manifest", problem }], isolation: "not-run" };
+    // Too many files or bytes is about the whole candidate, not its manifest.
+    const whole = error.code === "INPUT_TOO_LARGE" && error.data.path === adapterPath;
+    const issue = whole ? { path: ".", check: "size", problem } : { path: MANIFEST_FILE, check: "manifest", problem };
+    return { passed: false, issues: [issue], isolation: "not-run" };
   }
   const adapter = inspection.adapter;
   const rootTree = await walkTree(rootPath);

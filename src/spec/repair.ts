@@ -4,14 +4,18 @@
  * checks again, and falls back to the previous accepted version if the targeted repair
  * was not enough.
  */
-import { cp, mkdir, readFile, rm, writeFile, rename } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { promisify } from "node:util";
 import picomatch from "picomatch";
 import { parseDocument } from "yaml";
-import { resolveInside, walkTree } from "../adapter/files.js";
+import { IGNORED_DIRS, resolveInside, walkTree, type Tree } from "../adapter/files.js";
 import { FIXED_SECTIONS, MANIFEST_FILE } from "../adapter/manifest.js";
 import { readManifest } from "../adapter/read.js";
 import type { Manifest } from "../adapter/types.js";
+import { HermitError } from "../errors.js";
 import { checkSpec } from "./check.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
 
@@ -78,7 +82,12 @@ export function planRepair(issues: Issue[], facts: RepairFacts): RepairAction[] 
   return planned;
 }
 
-/** Apply actions to the candidate. The only writer of repair; every write is atomic. */
+/**
+ * Apply actions to the candidate. The only writer of repair; every write is atomic (a temp
+ * file renamed into place). Links are replaced, never followed: a symlink standing where a
+ * folder of the path should be is removed (restore) or means the path is not in the
+ * candidate at all (delete), so nothing outside the candidate is ever written or deleted.
+ */
 export async function applyRepair(
   candidate: string,
   sources: { root: string; previous: string },
@@ -88,21 +97,57 @@ export async function applyRepair(
     if (action.op === "reset") {
       await resetTo(candidate, sources.previous);
     } else if (action.op === "delete") {
-      await rm(resolveInside(candidate, action.path), { force: true, recursive: true });
+      const target = resolveInside(candidate, action.path);
+      if (await insideFolders(candidate, action.path, "check")) {
+        // A path longer than PATH_MAX cannot be named; the check after the repair fails and
+        // the reset removes it from the top.
+        await rm(target, { force: true, recursive: true }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== "ENAMETOOLONG") throw error;
+        });
+      }
     } else if (action.op === "restore") {
       const from = action.from === "root" ? sources.root : sources.previous;
-      await atomicWrite(resolveInside(candidate, action.path), await readFile(resolveInside(from, action.path)));
+      const data = await readFile(resolveInside(from, action.path));
+      const target = resolveInside(candidate, action.path);
+      await insideFolders(candidate, action.path, "make");
+      // A folder where the file belongs cannot be renamed over: it goes first.
+      if ((await lstat(target).catch(() => undefined))?.isDirectory()) await removeTree(target);
+      await atomicWrite(target, data);
     } else {
       await restoreSections(candidate, sources.root, action.sections);
     }
   }
 }
 
+/**
+ * Whether every folder on the way to `path` is a real folder of the candidate. With "make",
+ * missing folders are created and anything else in their place (a symlink, a file) is
+ * removed first, so the answer is always true.
+ */
+async function insideFolders(candidate: string, path: string, mode: "check" | "make"): Promise<boolean> {
+  const parts = path.split("/").slice(0, -1);
+  let current = candidate;
+  for (const part of parts) {
+    current = join(current, part);
+    const info = await lstat(current).catch(() => undefined);
+    if (info?.isDirectory()) continue;
+    if (mode === "check") return false;
+    if (info) await removeTree(current);
+    await mkdir(current);
+  }
+  return true;
+}
+
+/** Write a temp file beside `file` (created exclusively, so never through a link), then rename it over `file`. */
 async function atomicWrite(file: string, data: Uint8Array | string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.hermit-tmp-${process.pid}`;
-  await writeFile(temp, data);
-  await rename(temp, file);
+  const temp = `${file}.hermit-tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+  try {
+    await writeFile(temp, data, { flag: "wx" });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Copy the root's fixed sections into the candidate's manifest, keeping the rest (and comments). */
@@ -118,11 +163,29 @@ async function restoreSections(candidate: string, root: string, sections: string
   await atomicWrite(file, doc.toString());
 }
 
+/** Remove a file, link or folder (a link itself, never its target). */
+async function removeTree(path: string | Buffer): Promise<void> {
+  await rm(path, { force: true, recursive: true }).catch(async (error: NodeJS.ErrnoException) => {
+    // fs.rm walks with whole paths; a tree nested past PATH_MAX needs rm(1), which does not.
+    if (error.code !== "ENAMETOOLONG" || process.platform === "win32") throw error;
+    await promisify(execFile)("rm", ["-rf", "--", Buffer.isBuffer(path) ? path.toString("utf8") : path]);
+  });
+}
+
+/**
+ * The candidate becomes a copy of `previous`: everything but `.git` and `node_modules` is
+ * removed (links themselves, never their targets; names need not be UTF-8), then copied.
+ */
 async function resetTo(candidate: string, previous: string): Promise<void> {
-  const current = await walkTree(candidate);
-  await Promise.all(current.files.map((file) => rm(join(candidate, file.path), { force: true })));
-  await Promise.all(current.problems.map((problem) => rm(join(candidate, problem.path), { force: true, recursive: true })));
-  await cp(previous, candidate, { recursive: true, filter: (source) => !/[/\\](\.git|node_modules)$/.test(source) });
+  const entries = await readdir(candidate, { encoding: "buffer" });
+  for (const name of entries) {
+    if (IGNORED_DIRS.has(name.toString("utf8"))) continue;
+    await removeTree(Buffer.concat([Buffer.from(`${candidate}/`), name]));
+  }
+  await cp(previous, candidate, {
+    recursive: true,
+    filter: (source) => !IGNORED_DIRS.has(basename(source)) || source === previous,
+  });
 }
 
 /**
@@ -139,27 +202,42 @@ export async function repairCandidate(
   const first = await checkSpec(candidate, root, checkOptions);
   if (first.passed) return { before: [], actions: [], after: first };
   const [candidateTree, rootTree, previousTree, rootManifest] = await Promise.all([
-    walkTree(candidate),
+    // A candidate with more entries than hermit walks cannot be repaired file by file.
+    walkTree(candidate).catch((error: unknown) => {
+      if (error instanceof HermitError && error.code === "INPUT_TOO_LARGE") return undefined;
+      throw error;
+    }),
     walkTree(root),
     walkTree(previous),
     readManifest(root),
   ]);
-  const names = (tree: { files: { path: string }[] }) => new Set(tree.files.map((f) => f.path));
-  // Unfollowed symlinks and special files are never kept; they go first, before any write.
-  const actions: RepairAction[] = candidateTree.problems.map((problem) => ({ op: "delete", path: problem.path }));
-  actions.push(...planRepair(first.issues, {
-    candidateFiles: names(candidateTree),
-    rootFiles: names(rootTree),
-    previousFiles: names(previousTree),
-    rootManifest,
-  }).filter((action) => !actions.some((done) => done.path === action.path)));
-  await applyRepair(candidate, { root, previous }, actions);
-  let after = await checkSpec(candidate, root, checkOptions);
-  if (!after.passed) {
+  const actions: RepairAction[] = [];
+  let after: SpecResult | undefined;
+  if (candidateTree) {
+    actions.push(...targetedRepair(first.issues, candidateTree, rootTree, previousTree, rootManifest));
+    await applyRepair(candidate, { root, previous }, actions);
+    after = await checkSpec(candidate, root, checkOptions);
+  }
+  if (!after?.passed) {
     const reset: RepairAction = { op: "reset", path: ".", from: "previous" };
     await applyRepair(candidate, { root, previous }, [reset]);
     actions.push(reset);
     after = await checkSpec(candidate, root, checkOptions);
   }
   return { before: first.issues, actions, after };
+}
+
+function targetedRepair(issues: Issue[], candidate: Tree, root: Tree, previous: Tree, rootManifest: Manifest): RepairAction[] {
+  const names = (tree: Tree) => new Set(tree.files.map((f) => f.path));
+  // Unfollowed symlinks and special files are never kept; they go first, before any write.
+  const removed: RepairAction[] = candidate.problems.map((problem) => ({ op: "delete", path: problem.path }));
+  const gone = new Set(removed.map((action) => action.path));
+  const planned = planRepair(issues, {
+    candidateFiles: names(candidate),
+    rootFiles: names(root),
+    previousFiles: names(previous),
+    rootManifest,
+  });
+  // A link deleted above may still need its real file restored in its place.
+  return [...removed, ...planned.filter((action) => !(action.op === "delete" && gone.has(action.path)))];
 }

@@ -3,6 +3,7 @@
  * candidate and its root and returns issues. The IO shell in `check.ts` gathers the facts.
  */
 import picomatch from "picomatch";
+import { LIMITS } from "../adapter/files.js";
 import { CONTEXT_FILE, FIXED_SECTIONS, MANIFEST_FILE } from "../adapter/manifest.js";
 import { parseAgent, parseSkill } from "../adapter/rules.js";
 import type { LearnableRule, Manifest } from "../adapter/types.js";
@@ -63,8 +64,9 @@ export const requiredFilesRule: Rule = ({ candidate }) =>
     .filter((path) => !candidate.sizes.has(path))
     .map((path) => ({ path, check: "required", problem: "required file is missing" }));
 
-function formatProblems(rule: LearnableRule, path: string, text: string | undefined): string[] {
+function formatProblems(rule: LearnableRule, path: string, size: number, text: string | undefined): string[] {
   if (!rule.format || rule.format === "any") return [];
+  if (size > LIMITS.fileBytes) return [`is over the limit of ${LIMITS.fileBytes} bytes hermit reads`];
   if (text === undefined) return ["is not valid UTF-8 text"];
   if (rule.format === "agent") return asProblems(() => parseAgent(text, path));
   if (rule.format === "skill") {
@@ -102,7 +104,7 @@ export const learnableRule: Rule = ({ candidate, root }) => {
       if (rule.max_bytes !== undefined && size > rule.max_bytes) {
         issues.push({ path, check: "size", problem: `${size} bytes, over the limit of ${rule.max_bytes} (${rule.path})` });
       }
-      for (const problem of formatProblems(rule, path, candidate.text(path))) {
+      for (const problem of formatProblems(rule, path, size, candidate.text(path))) {
         issues.push({ path, check: "format", problem: `${problem} (format ${rule.format})` });
       }
     }

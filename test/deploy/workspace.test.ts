@@ -75,7 +75,7 @@ describe("workspace rules", () => {
 });
 
 describe("unsafe projected paths", () => {
-  it("names the adapter file an unsafe agent name came from (an exporter's '../x'); nothing is written", async () => {
+  it("refuses an exporter's unsafe agent name ('../x') before projecting, naming the file; nothing is written", async () => {
     const manifest = (await readFile(join(exampleAdapter, "adapter.yaml"), "utf8")).replace(/^ {2}agents: agents$/m, '  agents: { exporter: "agents.ts:list" }');
     const adapter = await copyDir(exampleAdapter, {
       "adapter.yaml": manifest,
@@ -83,8 +83,10 @@ describe("unsafe projected paths", () => {
     });
     const parent = await tempDir();
     const error = await refusal(deploy({ adapter, workspace: join(parent, "ws"), host: "gemini" }));
-    expect(error.code).toBe("PATH_UNSAFE");
-    expect(error.message).toBe(`${adapter}/agents.ts: projection produced an unsafe path '.gemini/agents/../../evil.md' (from agents item '../../evil')`);
+    expect(error.code).toBe("ADAPTER_INVALID");
+    expect(error.message).toBe(
+      `${adapter}: adapter is invalid:\n  agents.ts: agent 0 from agents.ts:list: agent name '../../evil' must be 1-64 chars of a-z, 0-9, '-' or '_' (load)`,
+    );
     expect(await fingerprint(parent)).toEqual({});
   });
 });

@@ -175,13 +175,22 @@ describe("checkSpec: the load check and the custom check", () => {
   const rootWithCheck = (checkSource: string) =>
     copyDir(exampleTemplate, { "check.ts": checkSource });
 
-  it("turns a crashing checker into an issue", async () => {
-    const root = await rootWithCheck("export function check() { process.exit(3); }\n");
+  it("turns a crashing checker into an issue naming the step", async () => {
+    const root = await rootWithCheck("export function check() { process.kill(process.pid, 'SIGKILL'); }\n");
     const adapter = await copyDir(exampleAdapter);
     const { issues } = await checkSpec(adapter, root);
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ path: "check.ts", check: "custom" });
-    expect(issues[0].problem).toMatch(/^check crashed \(exit 3\)/);
+    // Inside bwrap's PID namespace the kill shows as exit 137.
+    expect(issues[0].problem).toMatch(/^check crashed \((exit 137|SIGKILL)\) while running custom check check\.ts:check$/);
+  });
+
+  it("reports a checker that calls process.exit instead of exiting", async () => {
+    const root = await rootWithCheck("export function check() { process.exit(3); }\n");
+    const { issues } = await checkSpec(await copyDir(exampleAdapter), root);
+    expect(issues).toEqual([
+      { path: "check.ts", check: "custom", problem: "custom check check.ts:check failed: it called process.exit(3)" },
+    ]);
   });
 
   it("turns a throwing checker into an issue", async () => {
@@ -207,7 +216,9 @@ describe("checkSpec: the load check and the custom check", () => {
   it("stops a checker that runs past the limit", async () => {
     const root = await rootWithCheck("export const check = () => new Promise(() => { setInterval(() => {}, 1000); });\n");
     const { issues } = await checkSpec(await copyDir(exampleAdapter), root, { timeoutMs: 1500 });
-    expect(issues).toEqual([{ path: "check.ts", check: "custom", problem: "check timed out after 1500 ms" }]);
+    expect(issues).toEqual([
+      { path: "check.ts", check: "custom", problem: "check timed out after 1500 ms while running custom check check.ts:check" },
+    ]);
   });
 
   it.skipIf(!hasBwrap)("isolates the checker from the network with bwrap, and says when it did not", async () => {

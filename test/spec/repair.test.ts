@@ -1,9 +1,11 @@
 /** Repair restores every rejected case; the repaired candidate passes. */
-import { lstat, readFile, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { planRepair, repairCandidate } from "../../src/spec/repair.js";
+import { LIMITS } from "../../src/adapter/files.js";
+import { applyRepair, planRepair, repairCandidate } from "../../src/spec/repair.js";
 import { copyDir, exampleAdapter, exampleTemplate, expectedIsolation, readTree, testdir } from "../helpers.js";
 
 /** The previous accepted version: the example with a learned ADAPTER.md. */
@@ -115,6 +117,102 @@ describe("repairCandidate", () => {
     expect(record.before.map((issue) => issue.check)).toEqual(["custom", "custom"]);
     expect(record.actions).toEqual([{ op: "restore", path: "ADAPTER.md", from: "previous" }]);
     expect(record.after.passed).toBe(true);
+  });
+});
+
+describe("repair never reaches outside the candidate", () => {
+  /** A template whose fixed files include one in a folder (lib/util.ts), and an accepted version of it. */
+  async function withFixedFolder() {
+    const text = (await readFile(join(exampleTemplate, "adapter.yaml"), "utf8")).replace(
+      "fixed: [tools.ts, EVOLVER.md, README.md]",
+      'fixed: [tools.ts, EVOLVER.md, README.md, "lib/**"]',
+    );
+    const root = await copyDir(exampleTemplate, { "adapter.yaml": text, "lib/util.ts": "export const x = 1;\n" });
+    const previous = await copyDir(exampleAdapter, { "adapter.yaml": text, "lib/util.ts": "export const x = 1;\n" });
+    return { root, previous };
+  }
+
+  it("applyRepair replaces a symlinked folder on the restore path instead of writing through it", async () => {
+    const { root, previous } = await withFixedFolder();
+    const outside = await testdir({ "keep.txt": "outside\n" });
+    const candidate = await copyDir(previous);
+    await rm(join(candidate, "lib"), { recursive: true });
+    await symlink(outside, join(candidate, "lib"));
+    await applyRepair(candidate, { root, previous }, [
+      { op: "delete", path: "lib/keep.txt" },
+      { op: "restore", path: "lib/util.ts", from: "root" },
+    ]);
+    expect(await readTree(outside)).toEqual({ "keep.txt": "outside\n" });
+    expect((await lstat(join(candidate, "lib"))).isDirectory()).toBe(true);
+    expect(await readTree(join(candidate, "lib"))).toEqual({ "util.ts": "export const x = 1;\n" });
+  });
+
+  it("repairCandidate restores a fixed file whose folder was swapped for a symlink", async () => {
+    const { root, previous } = await withFixedFolder();
+    const outside = await testdir({ "keep.txt": "outside\n" });
+    const candidate = await copyDir(previous);
+    await rm(join(candidate, "lib"), { recursive: true });
+    await symlink(outside, join(candidate, "lib"));
+    const record = await repairCandidate(candidate, root, previous);
+    expect(record.actions).toEqual([
+      { op: "delete", path: "lib" },
+      { op: "restore", path: "lib/util.ts", from: "root" },
+    ]);
+    expect(record.after.passed).toBe(true);
+    expect(await readTree(outside)).toEqual({ "keep.txt": "outside\n" });
+  });
+
+  it("restores a fixed file that was replaced by a folder", async () => {
+    const { record, candidate } = await repaired(async (dir) => {
+      await rm(join(dir, "tools.ts"));
+      await mkdir(join(dir, "tools.ts"));
+      await writeFile(join(dir, "tools.ts/inner.ts"), "export {};\n");
+    });
+    expect(record.actions.filter((action) => action.path === "tools.ts").map((action) => action.op)).toEqual(["restore"]);
+    expect(record.actions.at(-1)?.op).not.toBe("reset");
+    expect(record.after.passed).toBe(true);
+    expect(await readFile(join(candidate, "tools.ts"), "utf8")).toBe(await readFile(join(exampleTemplate, "tools.ts"), "utf8"));
+  });
+
+  it("leaves no temp file behind", async () => {
+    const { record, candidate } = await repaired((dir) => writeFile(join(dir, "tools.ts"), "export {};\n"));
+    expect(record.after.passed).toBe(true);
+    expect((await readdir(candidate)).filter((name) => name.includes("hermit-tmp"))).toEqual([]);
+  });
+
+  it("resets a candidate whose names are not UTF-8", async () => {
+    const { record, candidate, previous } = await repaired(async (dir) => {
+      await mkdir(Buffer.concat([Buffer.from(join(dir, "skills/")), Buffer.from([0x78, 0xff])]));
+      await writeFile(join(dir, "agents/a\nb.md"), "x");
+    });
+    expect(record.after.passed).toBe(true);
+    expect(record.actions.at(-1)).toEqual({ op: "reset", path: ".", from: "previous" });
+    expect(await readTree(candidate)).toEqual(await readTree(previous));
+  });
+
+  it("resets a candidate nested deeper than PATH_MAX, instead of throwing", async () => {
+    const { record, candidate, previous } = await repaired(async (dir) => {
+      // Only relative steps can build it: the whole path is longer than the kernel accepts.
+      const script =
+        "const fs = require('node:fs'); process.chdir(process.argv[1]);" +
+        "for (let i = 0; i < 1100; i++) { fs.mkdirSync('ddd'); process.chdir('ddd'); } fs.writeFileSync('f', 'x');";
+      execFileSync(process.execPath, ["-e", script, join(dir, "skills/verify-output")]);
+    });
+    expect(record.before.some((issue) => issue.check === "path" && issue.problem.includes("ENAMETOOLONG"))).toBe(true);
+    expect(record.actions.at(-1)).toEqual({ op: "reset", path: ".", from: "previous" });
+    expect(record.after.passed).toBe(true);
+    expect(await readTree(candidate)).toEqual(await readTree(previous));
+  });
+
+  it("resets a candidate with more entries than hermit walks, instead of throwing", async () => {
+    const { record, candidate, previous } = await repaired(async (dir) => {
+      await mkdir(join(dir, "skills/verify-output/many"));
+      for (let i = 0; i <= LIMITS.files; i++) await writeFile(join(dir, `skills/verify-output/many/${i}`), "");
+    });
+    expect(record.before).toEqual([{ path: ".", check: "size", problem: `more than ${LIMITS.files} files and folders` }]);
+    expect(record.actions).toEqual([{ op: "reset", path: ".", from: "previous" }]);
+    expect(record.after.passed).toBe(true);
+    expect(await readTree(candidate)).toEqual(await readTree(previous));
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { ExitCode } from "../../errors.js";
+import { ExitCode, HermitError } from "../../errors.js";
 import type { CommandRegistration } from "../program.js";
 
 export const register: CommandRegistration = (program: Command, run) => {
@@ -20,7 +20,7 @@ export const register: CommandRegistration = (program: Command, run) => {
         const { resolve } = await import("node:path");
         const { checkSpec } = await import("../../spec/check.js");
         const result = await checkSpec(resolve(adapter), resolve(options.root), {
-          timeoutMs: Number(options.timeoutMs),
+          timeoutMs: positiveInteger("--timeout-ms", options.timeoutMs),
         });
         const isolation =
           result.isolation === "bwrap"
@@ -31,7 +31,7 @@ export const register: CommandRegistration = (program: Command, run) => {
         const lines = result.passed
           ? [`${adapter}: passed (${isolation})`]
           : [
-              ...result.issues.map((issue) => `${issue.path}: ${issue.problem} (${issue.check})`),
+              ...result.issues.map((issue) => `${printable(issue.path)}: ${printable(issue.problem)} (${issue.check})`),
               `${result.issues.length} issue${result.issues.length === 1 ? "" : "s"} found (${isolation})`,
             ];
         return {
@@ -42,3 +42,16 @@ export const register: CommandRegistration = (program: Command, run) => {
       }),
     );
 };
+
+/** One issue per line: a path or problem holding a control character (a newline) is shown JSON-quoted. */
+function printable(text: string): string {
+  return /[\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text) : text;
+}
+
+function positiveInteger(flag: string, value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || number > 2_147_483_647) {
+    throw new HermitError("USAGE", `${flag}: '${value}' must be an integer from 1 to 2147483647`, { flag, value });
+  }
+  return number;
+}
