@@ -29,7 +29,15 @@ export async function buildProgram(): Promise<Command> {
     .showHelpAfterError()
     .exitOverride();
   const run: RunAction = async (json, action) => {
-    const result = await action();
+    let result: CommandResult;
+    try {
+      result = await action();
+    } catch (error) {
+      // With --json a refusal is still one JSON document on stdout (and a line on stderr).
+      if (!json || !(error instanceof HermitError)) throw error;
+      reportError(error);
+      result = { exitCode: error.exitCode, json: errorDocument(error.code, error.message, error.data) };
+    }
     emit(result, json);
     process.exitCode = result.exitCode;
   };
@@ -37,8 +45,21 @@ export async function buildProgram(): Promise<Command> {
   return program;
 }
 
+function errorDocument(code: string, message: string, data: Record<string, unknown> = {}) {
+  return { error: { code, message, ...data } };
+}
+
+function reportError(error: HermitError): void {
+  process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
+}
+
 /** Parse argv, run the command, set the exit code. Never throws. */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`hermit … | head`) is not an error of ours.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   try {
     const program = await buildProgram();
     await program.parseAsync(argv);
@@ -46,8 +67,12 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // --help and --version exit 0; usage errors were already printed by commander.
       process.exitCode = error.exitCode === 0 ? 0 : 2;
+      if (error.exitCode !== 0 && argv.includes("--json")) {
+        const message = error.message.replace(/^error: /, "");
+        emit({ exitCode: 2, json: errorDocument("USAGE", message) }, true);
+      }
     } else if (error instanceof HermitError) {
-      process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
+      reportError(error);
       process.exitCode = error.exitCode;
     } else {
       process.stderr.write(`hermit: internal error: ${errorMessage(error)}\n${(error as Error)?.stack ?? ""}\n`);

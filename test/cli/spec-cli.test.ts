@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { copyDir, exampleAdapter, exampleTemplate, isolationText, repoRoot, testdir } from "../helpers.js";
-import { runCli } from "./run-cli.js";
+import { cliPath, runCli } from "./run-cli.js";
 
 describe("hermit spec check", () => {
   it("exits 0 and says passed for the bundled example", async () => {
@@ -44,8 +44,11 @@ describe("hermit spec check", () => {
     const dir = await testdir({ "adapter.yaml": "contract: 1.0.0\nname: [x\n", "ADAPTER.md": "# x\n" });
     const run = await runCli(["spec", "check", dir, "--root", exampleTemplate, "--json"]);
     expect(run.code).toBe(2);
-    expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(new RegExp(`^hermit: error YAML_SYNTAX: ${dir}/adapter.yaml:\\d+: YAML syntax error`));
+    // --json still gets one document on stdout
+    const document = JSON.parse(run.stdout);
+    expect(document.error).toMatchObject({ code: "YAML_SYNTAX", path: `${dir}/adapter.yaml` });
+    expect(document.error.message).toMatch(/adapter.yaml:\d+: YAML syntax error/);
   });
 
   it("exits 2 for an unreadable directory and for an unknown contract major", async () => {
@@ -63,6 +66,27 @@ describe("hermit spec check", () => {
     const run = await runCli(["spec", "check", exampleAdapter]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("required option '--root <template>' not specified");
+  });
+
+  it("prints a usage error as a JSON document with --json", async () => {
+    const run = await runCli(["spec", "check", exampleAdapter, "--json"]);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      error: { code: "USAGE", message: "required option '--root <template>' not specified" },
+    });
+  });
+
+  it("exits quietly when the reader of stdout goes away (EPIPE)", async () => {
+    // 3000 issues: far more output than a pipe holds, so the write after `head` exits fails.
+    const extra = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`notes/n${i}.txt`, "x"]));
+    const dir = await copyDir(exampleAdapter, extra);
+    const { spawnSync } = await import("node:child_process");
+    const piped = spawnSync("sh", ["-c", `node ${cliPath} spec check ${dir} --root ${exampleTemplate} | head -c 5`], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    expect(piped.stdout).toBe("notes");
+    expect(piped.stderr).toBe("");
   });
 
   it("answers --version and --help", async () => {

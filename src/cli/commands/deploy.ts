@@ -3,24 +3,12 @@
  * out. The work is in `src/deploy/`.
  */
 import type { Command } from "commander";
-import { ExitCode, HermitError } from "../../errors.js";
+import { ExitCode } from "../../errors.js";
 import type { DeployResult } from "../../deploy/deploy.js";
 import type { WorkspaceStatus } from "../../deploy/status.js";
-import type { CommandResult } from "../output.js";
 import type { CommandRegistration } from "../program.js";
 
 const HOST_LIST = "codex, claude-code, pi, opencode, gemini";
-
-/** In --json mode a refusal is still one JSON document on stdout (and a line on stderr). */
-async function guarded(json: boolean, action: () => Promise<CommandResult>): Promise<CommandResult> {
-  try {
-    return await action();
-  } catch (error) {
-    if (!json || !(error instanceof HermitError)) throw error;
-    process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
-    return { exitCode: error.exitCode, json: { error: { code: error.code, message: error.message, ...error.data } } };
-  }
-}
 
 function pad(text: string, width: number): string {
   return text.length >= width ? `${text} ` : text.padEnd(width);
@@ -116,8 +104,8 @@ export const register: CommandRegistration = (program: Command, run) => {
     .option("--json", "print the result as one JSON document")
     .action(async (options: { adapter: string; workspace: string; host: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
       const json = Boolean(options.json);
-      await run(json, () =>
-        guarded(json, async () => {
+      await run(json,
+        async () => {
           const { resolve } = await import("node:path");
           const { deploy } = await import("../../deploy/deploy.js");
           const result = await deploy({
@@ -128,7 +116,7 @@ export const register: CommandRegistration = (program: Command, run) => {
             force: options.force,
           });
           return { exitCode: ExitCode.ok, json: result, text: formatDeploy(result) };
-        }),
+        },
       );
     });
 
@@ -143,13 +131,13 @@ export const register: CommandRegistration = (program: Command, run) => {
     .option("--json", "print the status as one JSON document")
     .action(async (options: { workspace: string; json?: boolean }) => {
       const json = Boolean(options.json);
-      await run(json, () =>
-        guarded(json, async () => {
+      await run(json,
+        async () => {
           const { resolve } = await import("node:path");
           const { status } = await import("../../deploy/deploy.js");
           const result = await status({ workspace: resolve(options.workspace) });
           return { exitCode: result.clean ? ExitCode.ok : ExitCode.problems, json: result, text: formatStatus(result) };
-        }),
+        },
       );
     });
 
@@ -165,8 +153,8 @@ export const register: CommandRegistration = (program: Command, run) => {
     .option("--json", "print the result as one JSON document")
     .action(async (options: { workspace: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
       const json = Boolean(options.json);
-      await run(json, () =>
-        guarded(json, async () => {
+      await run(json,
+        async () => {
           const { resolve } = await import("node:path");
           const { undeploy } = await import("../../deploy/deploy.js");
           const result = await undeploy({ workspace: resolve(options.workspace), dryRun: options.dryRun, force: options.force });
@@ -174,7 +162,7 @@ export const register: CommandRegistration = (program: Command, run) => {
             ? `Plan to undeploy ${result.workspace} (dry run: nothing removed)`
             : `Undeployed ${result.host} projections from ${result.workspace}`;
           return { exitCode: ExitCode.ok, json: result, text: [head, ...actionLines(result), `  ${counts(result)}`].join("\n") };
-        }),
+        },
       );
     });
 
@@ -188,15 +176,15 @@ export const register: CommandRegistration = (program: Command, run) => {
     .requiredOption("--format <format>", "openai or anthropic")
     .option("--json", "accepted for symmetry: the output is always JSON")
     .action(async (options: { adapter: string; format: string; json?: boolean }) => {
-      await run(true, () =>
-        guarded(true, async () => {
+      await run(true,
+        async () => {
           const { resolve } = await import("node:path");
           const { readAdapter } = await import("../../adapter/read.js");
           const { convertAdapter, parseConvertFormat } = await import("../../deploy/convert.js");
           const format = parseConvertFormat(options.format);
           const result = convertAdapter(await readAdapter(resolve(options.adapter)), format);
           return { exitCode: ExitCode.ok, json: result };
-        }),
+        },
       );
     });
 };

@@ -57,11 +57,6 @@ export const register: CommandRegistration = (program: Command, run) => {
             log: (line) => process.stderr.write(`${line}\n`),
           });
           return { exitCode: report.passed ? ExitCode.ok : ExitCode.problems, json: report, text: formatVerifyReport(report) };
-        } catch (error) {
-          // With --json a refusal is still one JSON document on stdout (and a line on stderr).
-          if (!options.json || !(error instanceof HermitError) || received) throw error;
-          process.stderr.write(`hermit: error ${error.code}: ${error.message}\n`);
-          return { exitCode: error.exitCode, json: { error: { code: error.code, message: error.message, ...error.data } } };
         } finally {
           process.off("SIGINT", onSignal);
           process.off("SIGTERM", onSignal);
