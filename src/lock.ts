@@ -26,7 +26,8 @@ export type LockedError = (holder: LockHolder | undefined) => HermitError;
 /** A lock file younger than this that cannot be read is being written by its owner. */
 const FRESH_MS = 5_000;
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs on this machine (EPERM: it does, as another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -14,6 +14,7 @@ import { HermitError } from "../errors.js";
 import type { PlannedAction, Plan } from "./plan.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import { PENDING_FILE, RECORD_FILE } from "./record.js";
+import { alive } from "../lock.js";
 
 /** What apply touched, as relative paths. */
 export interface ApplyResult {
@@ -50,15 +51,6 @@ async function pruneEmptyFolders(workspace: string, rel: string): Promise<void> 
       return; // not empty (or already gone): stop
     }
     folder = dirname(folder);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

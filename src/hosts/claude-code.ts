@@ -6,12 +6,11 @@
  */
 import type { Adapter } from "../adapter/types.js";
 import {
+  agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
   jsonText,
-  markdownWithFrontmatter,
-  ownedTextFile,
   ownershipMeta,
   serverCommand,
   skillFiles,
@@ -45,13 +44,11 @@ function agentFile(adapter: Adapter, options: ProjectOptions, index: number): Vi
   const extra = Object.fromEntries(
     Object.entries(agent.frontmatter).filter(([key]) => AGENT_KEYS.has(key) && key !== "name" && key !== "description"),
   );
-  const text = markdownWithFrontmatter({ name: agent.name, description: agent.description, ...extra }, agent.body);
-  return ownedTextFile(
-    `.claude/agents/${agent.name}.md`,
-    text,
-    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
-    ownershipMeta(adapter, options),
-  );
+  return agentMarkdownFile(adapter, options, agent, `.claude/agents/${agent.name}.md`, {
+    name: agent.name,
+    description: agent.description,
+    ...extra,
+  });
 }
 
 export const claudeCode = {

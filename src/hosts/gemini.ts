@@ -8,12 +8,11 @@
 import type { Adapter } from "../adapter/types.js";
 import { sha256 } from "../adapter/files.js";
 import {
+  agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
   jsonText,
-  markdownWithFrontmatter,
-  ownedTextFile,
   ownershipMeta,
   serverCommand,
   skillFiles,
@@ -25,13 +24,10 @@ const AGENT_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
 
 function agentFile(adapter: Adapter, options: ProjectOptions, index: number): VirtualFile {
   const agent = adapter.agents[index];
-  const text = markdownWithFrontmatter({ name: agent.name, description: agent.description }, agent.body);
-  return ownedTextFile(
-    `.gemini/agents/${agent.name}.md`,
-    text,
-    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
-    ownershipMeta(adapter, options),
-  );
+  return agentMarkdownFile(adapter, options, agent, `.gemini/agents/${agent.name}.md`, {
+    name: agent.name,
+    description: agent.description,
+  });
 }
 
 export const gemini = {

@@ -5,12 +5,11 @@
  */
 import type { Adapter } from "../adapter/types.js";
 import {
+  agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
   jsonText,
-  markdownWithFrontmatter,
-  ownedTextFile,
   ownershipMeta,
   serverCommand,
   skillFiles,
@@ -23,13 +22,10 @@ const MCP_TIMEOUT_MS = 30_000;
 
 function agentFile(adapter: Adapter, options: ProjectOptions, index: number): VirtualFile {
   const agent = adapter.agents[index];
-  const text = markdownWithFrontmatter({ description: agent.description, mode: "subagent" }, agent.body);
-  return ownedTextFile(
-    `.opencode/agents/${agent.name}.md`,
-    text,
-    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
-    ownershipMeta(adapter, options),
-  );
+  return agentMarkdownFile(adapter, options, agent, `.opencode/agents/${agent.name}.md`, {
+    description: agent.description,
+    mode: "subagent",
+  });
 }
 
 export const opencode = {

@@ -4,7 +4,7 @@
  */
 import { stringify as stringifyYaml } from "yaml";
 import { decodeUtf8 } from "../adapter/files.js";
-import type { Adapter, SkillDefinition } from "../adapter/types.js";
+import type { Adapter, AgentDefinition, SkillDefinition } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
 import { containsMarker, renderBlock } from "./managed-block.js";
 import { contentHash, headerStyleFor, withOwnershipHeader, type OwnershipMeta } from "./ownership.js";
@@ -36,6 +36,22 @@ export function ownedTextFile(path: string, text: string, owner: FileOwner, meta
   const style = headerStyleFor(path);
   if (!style) return virtualFile(path, text, owner, "create", false);
   return virtualFile(path, withOwnershipHeader(text, style, meta), owner, "create", true);
+}
+
+/** A subagent as a markdown file at `path`: the host's frontmatter keys, then the instructions. */
+export function agentMarkdownFile(
+  adapter: Adapter,
+  options: ProjectOptions,
+  agent: AgentDefinition,
+  path: string,
+  frontmatter: Record<string, unknown>,
+): VirtualFile {
+  return ownedTextFile(
+    path,
+    markdownWithFrontmatter(frontmatter, agent.body),
+    { export: "agents", item: agent.name, sourcePath: agent.sourcePath },
+    ownershipMeta(adapter, options),
+  );
 }
 
 /** A host config file rewritten whole on every deploy. TOML gets a header; JSON cannot. */
