@@ -11,6 +11,7 @@ import { writeJson } from "./atomic.js";
 import type { RolloutCache } from "./cache.js";
 import type { Session, SessionOptions } from "../runtime/session.js";
 import type { RolloutContext, RolloutRecord, Split, Task, TaskInstance, Usage } from "./types.js";
+import { auditLogFor } from "./run-dir.js";
 
 export interface BatchItem {
   instance: TaskInstance;
@@ -94,7 +95,9 @@ async function runOne(
   ranAt: RolloutRecord["ranAt"],
   env: RolloutEnvironment,
 ): Promise<RolloutRecord> {
+  // A rollout a crash cut short starts again from nothing: its evidence and its audit log.
   await rm(item.evidenceDir, { recursive: true, force: true });
+  await rm(auditLogFor(item.evidenceDir), { force: true });
   await mkdir(item.evidenceDir, { recursive: true });
   const controller = new AbortController();
   const stopWithRun = () => controller.abort(env.signal.reason);

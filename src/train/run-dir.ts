@@ -82,3 +82,8 @@ export function runRefs(runId: string) {
 export function templateRef(tree: string): string {
   return `refs/hermit/templates/${tree}`;
 }
+
+/** Where the Trainer keeps the tool-call audit log of the rollout whose evidence is in `evidenceDir`. */
+export function auditLogFor(evidenceDir: string): string {
+  return `${evidenceDir}.audit.jsonl`;
+}

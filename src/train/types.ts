@@ -53,7 +53,8 @@ export interface RolloutContext {
   seed: number;
   /**
    * Open a `Session` on the version under test, with this rollout's evidence directory and an
-   * audit log (`audit.jsonl`) inside it. Closed by the Trainer when the rollout ends.
+   * audit log beside it (`<evidenceDir>.audit.jsonl`, out of a sandboxed tool's reach). Closed
+   * by the Trainer when the rollout ends.
    */
   session(options?: Omit<SessionOptions, "evidence" | "auditLog">): Promise<Session>;
   /** Deploy the version under test into `workspace` for `host` (a real host can then be launched there). */

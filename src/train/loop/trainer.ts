@@ -13,7 +13,7 @@ import { readRunConfig } from "../config.js";
 import { loadEvolver, loadTask, shapeProblems } from "../plugins.js";
 import { silentProgress, type Progress } from "../progress.js";
 import type { DeploymentRecord, Evaluation } from "../records.js";
-import { runRefs } from "../run-dir.js";
+import { auditLogFor, runRefs } from "../run-dir.js";
 import { absolutize, resolveSettings, resumeSettings, toSettingKeys, DEFAULTS, type DeployTarget, type RawSettings, type TrainSettings } from "../settings.js";
 import type { Evolver, RunStatus, Split, StepStatus, Task, TaskInstance } from "../types.js";
 import { knownTokens } from "../usage.js";
@@ -161,8 +161,10 @@ export async function train(options: TrainOptions): Promise<TrainResult> {
       timeoutMs: Math.round(settings.rolloutTimeout * 1000),
       seed: settings.seed,
       signal,
+      // The audit log sits beside the evidence directory, not in it: a sandboxed tool may write
+      // its evidence directory, and must not be able to edit the record of its own calls.
       openSession: async (adapter, evidence, sessionOptions) =>
-        new Session(adapter, { ...sessionOptions, evidence, auditLog: join(evidence, "audit.jsonl") }),
+        new Session(adapter, { ...sessionOptions, evidence, auditLog: auditLogFor(evidence) }),
       deploy: (adapter, host, workspace) => deploy({ adapter, host, workspace }),
     },
     progress,
