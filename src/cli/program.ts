@@ -15,11 +15,11 @@ export type RunAction = (json: boolean, action: () => Promise<CommandResult>) =>
 
 /** Command modules, in the order `--help` lists them. Each adds its own subcommand(s). */
 const registrations: Array<() => Promise<{ register: CommandRegistration }>> = [
-  () => import("./commands/spec.js"),
-  () => import("./commands/serve.js"),
-  () => import("./commands/deploy.js"),
-  () => import("./commands/verify.js"),
   () => import("./commands/train.js"),
+  () => import("./commands/deploy.js"),
+  () => import("./commands/serve.js"),
+  () => import("./commands/verify.js"),
+  () => import("./commands/spec.js"),
 ];
 
 export async function buildProgram(): Promise<Command> {

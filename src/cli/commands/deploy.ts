@@ -91,6 +91,7 @@ export function formatStatus(status: WorkspaceStatus): string {
 export const register: CommandRegistration = (program: Command, run) => {
   program
     .command("deploy")
+    .summary("Project an adapter into a host's native files in a workspace")
     .description(
       "Project an adapter into a host's native files in a workspace (instructions block, skills, subagents, MCP entry).\n" +
         "The workspace must be empty or generated for the same host; a second deploy of the same source writes nothing.\n" +
@@ -122,6 +123,7 @@ export const register: CommandRegistration = (program: Command, run) => {
 
   program
     .command("status")
+    .summary("Report drift in a generated workspace (writes nothing)")
     .description(
       "Report drift in a generated workspace: files edited by hand, deleted, unreadable or with damaged markers, and a " +
         "deploy that was interrupted. Writes nothing.\n" +
@@ -143,6 +145,7 @@ export const register: CommandRegistration = (program: Command, run) => {
 
   program
     .command("undeploy")
+    .summary("Remove hermit's projections from a workspace, keep the rest")
     .description(
       "Remove hermit's projections from a workspace: its files, its managed block (text around it is kept), its record.\n" +
         "Everything else stays. Exit 0 done, 2 not a hermit workspace, 3 drift refused (nothing removed).",
@@ -168,6 +171,7 @@ export const register: CommandRegistration = (program: Command, run) => {
 
   program
     .command("convert")
+    .summary("Print the context and tool specs in the OpenAI or Anthropic format")
     .description(
       "Print an adapter's acting context and tool specs as JSON in an API's tool format (openai: Chat Completions\n" +
         "function tools; anthropic: Messages tools), for custom pipelines. Exit 0, or 2 on bad input.",

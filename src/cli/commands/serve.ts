@@ -24,6 +24,7 @@ const PROTOCOL_FD = 3;
 export const register: CommandRegistration = (program: Command, run) => {
   program
     .command("serve")
+    .summary("Serve an adapter's tools over MCP (stdio or HTTP)")
     .description(
       "Serve an adapter's tools over MCP: stdio by default (stdout carries only the protocol, logs go to stderr), " +
         "or Streamable HTTP on 127.0.0.1 with --http (the URL is printed on stderr). " +

@@ -3,9 +3,13 @@ import { ExitCode, HermitError } from "../../errors.js";
 import type { CommandRegistration } from "../program.js";
 
 export const register: CommandRegistration = (program: Command, run) => {
-  const spec = program.command("spec").description("Check adapters against their template's specification.");
+  const spec = program
+    .command("spec")
+    .summary("Check adapters against their template's specification")
+    .description("Check adapters against their template's specification.");
   spec
     .command("check")
+    .summary("Check an adapter against a template's specification")
     .description(
       "Check that an adapter meets the specification of a template root: fixed and learnable paths, " +
         "formats and limits, fixed manifest sections, and that everything loads (tools imported, custom check run).\n" +

@@ -22,6 +22,7 @@ interface TrainFlags {
 export const register: CommandRegistration = (program: Command, run) => {
   program
     .command("train")
+    .summary("Train an adapter: rollouts, Evolver, check and repair, accept, commit")
     .description(
       "Train an adapter: run scored rollouts with the accepted version, let an Evolver edit a candidate, " +
         "check and repair it against the template, accept or reject it on the validation split, and commit every " +
@@ -71,7 +72,7 @@ export const register: CommandRegistration = (program: Command, run) => {
       }),
     );
 
-  const runs = program.command("runs").description("List and inspect training runs.");
+  const runs = program.command("runs").summary("List and inspect training runs").description("List and inspect training runs.");
   runs
     .command("list")
     .description("List the runs in a runs directory, newest first.")

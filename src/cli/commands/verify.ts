@@ -20,6 +20,7 @@ function seconds(value: string): number {
 export const register: CommandRegistration = (program: Command, run) => {
   program
     .command("verify")
+    .summary("Prove that the real host discovers every export of a workspace")
     .description(
       "Prove that the real host program discovers every export of a deployed workspace: start a stub model on " +
         "127.0.0.1, run the host once against it in an isolated temporary home (HOME, CODEX_HOME, " +
