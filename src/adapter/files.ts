@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { HermitError } from "../errors.js";
 import type { Problem } from "./types.js";
 
@@ -51,9 +51,6 @@ export function resolveInside(root: string, path: string): string {
   return join(root, ...path.split("/"));
 }
 
-export function toPosix(path: string): string {
-  return sep === "/" ? path : path.split(sep).join("/");
-}
 
 function isInside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
