@@ -1,6 +1,6 @@
 /** checkSpec on a generated adapter (200 skills × 3 files, 50 agents) vs reading the same files. */
 import { clearFrontmatterCache } from "../src/adapter/frontmatter.js";
-import { checkSpec } from "../src/spec/check.js";
+import { checkSpec } from "../src/check/check.js";
 import { generateAdapter, median, readAll, table } from "./lib.js";
 
 const { adapter, root, files } = await generateAdapter({ skills: 200, agents: 50, tools: 0 });

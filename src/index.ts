@@ -23,10 +23,10 @@ export type {
 } from "./adapter/types.js";
 
 // Specification check and repair
-export { checkSpec } from "./spec/check.js";
-export { repairCandidate, planRepair, applyRepair } from "./spec/repair.js";
-export type { CheckOptions, Issue, Isolation, SpecResult } from "./spec/types.js";
-export type { RepairAction, RepairRecord } from "./spec/repair.js";
+export { checkSpec } from "./check/check.js";
+export { repairCandidate, planRepair, applyRepair } from "./check/repair.js";
+export type { CheckOptions, Issue, Isolation, SpecResult } from "./check/types.js";
+export type { RepairAction, RepairRecord } from "./check/repair.js";
 
 // Hosts and deploy
 export { hosts, HOST_IDS, getHost, assertSupported, codex, claudeCode, pi, opencode, gemini } from "./hosts/index.js";
@@ -62,7 +62,7 @@ export type { SessionOptions } from "./runtime/session.js";
 export { serveAdapter } from "./runtime/serve.js";
 export type { RunningServer, ServeOptions } from "./runtime/serve.js";
 export { createToolServer } from "./runtime/mcp-server.js";
-export { Toolbox, DEFAULT_TIMEOUT_MS } from "./runtime/toolbox.js";
+export { Toolbox, TOOL_TIMEOUT_MS } from "./runtime/toolbox.js";
 export { AuditLog } from "./runtime/audit-log.js";
 export { bindResources, readResourcesFile } from "./runtime/resources.js";
 export type { ResourceOptions } from "./runtime/resources.js";

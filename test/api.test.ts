@@ -48,7 +48,7 @@ it("exports exactly the documented runtime values", () => {
       "undeploy",
       // runtime
       "AuditLog",
-      "DEFAULT_TIMEOUT_MS",
+      "TOOL_TIMEOUT_MS",
       "Session",
       "Toolbox",
       "bindResources",

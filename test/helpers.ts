@@ -1,5 +1,5 @@
 /** Test utilities: temp directories built from file trees, and reading them back. */
-import { findBwrap } from "../src/spec/sandbox.js";
+import { probeBwrap } from "../src/sandbox/bwrap.js";
 import { mkdtemp, mkdir, readFile, readdir, rm, symlink, writeFile, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -63,7 +63,9 @@ export async function readTree(dir: string): Promise<Record<string, string>> {
 
 /** What the spec check reports about isolation on this machine (bwrap is installed by .ci/run). */
 
-export const hasBwrap = findBwrap() !== undefined;
+/** The one bubblewrap probe hermit itself uses: whether the sandbox works here, and if not, why. */
+export const bwrap = await probeBwrap();
+export const hasBwrap = bwrap.available;
 export const expectedIsolation = hasBwrap ? "bwrap" : "none";
 export const isolationText = hasBwrap
   ? "ran without network (bwrap)"

@@ -7,38 +7,18 @@
  * If anything fails, the files already touched are restored from the plan's `previous` bytes
  * (and modes), and the failure is a WORKSPACE_UNWRITABLE error naming the file.
  */
-import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, readdir, rename, rmdir, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { HermitError } from "../errors.js";
 import type { PlannedAction, Plan } from "./plan.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import { PENDING_FILE, RECORD_FILE } from "./record.js";
-import { alive } from "../lock.js";
+import { sweepTempFiles, writeFileAtomic } from "../fs/atomic.js";
 
 /** What apply touched, as relative paths. */
 export interface ApplyResult {
   written: string[];
   deleted: string[];
-}
-
-const TEMP_PREFIX = ".hermit-tmp-";
-/** `.hermit-tmp-<pid>-<12 hex>`: the temp files `writeAtomically` creates. */
-const TEMP_NAME = /^\.hermit-tmp-(\d+)-[0-9a-f]{12}$/;
-
-async function writeAtomically(file: string, content: Uint8Array, mode: number): Promise<void> {
-  const temp = join(dirname(file), `${TEMP_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`);
-  try {
-    await writeFile(temp, content, { mode });
-    await chmod(temp, mode);
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    // Name the file being written, not the temp file beside it.
-    const failure = error as NodeJS.ErrnoException;
-    if (failure?.path === temp) failure.path = file;
-    throw error;
-  }
 }
 
 /** Remove the folders a deletion left empty, up to (not including) the workspace. */
@@ -58,20 +38,12 @@ async function pruneEmptyFolders(workspace: string, rel: string): Promise<void> 
  * Remove the temp files an interrupted apply left in the folders this plan touches (only
  * hermit's own names, only of processes that are gone), so emptied folders can be pruned.
  */
-async function sweepTempFiles(workspace: string, plan: Plan): Promise<void> {
+async function sweepPlanFolders(workspace: string, plan: Plan): Promise<void> {
   const folders = new Set<string>(["."]);
   for (const path of [...plan.actions.map((action) => action.path), ...(plan.vacated ?? [])]) {
     for (let folder = dirname(path); folder !== "." && folder !== ""; folder = dirname(folder)) folders.add(folder);
   }
-  await forEachLimit([...folders], FILE_CONCURRENCY, async (folder) => {
-    const names = await readdir(join(workspace, folder)).catch(() => [] as string[]);
-    for (const name of names) {
-      const match = TEMP_NAME.exec(name);
-      if (match && Number(match[1]) !== process.pid && !alive(Number(match[1]))) {
-        await unlink(join(workspace, folder, name)).catch(() => undefined);
-      }
-    }
-  });
+  await forEachLimit([...folders], FILE_CONCURRENCY, (folder) => sweepTempFiles(join(workspace, folder)).then(() => undefined));
 }
 
 /**
@@ -123,7 +95,7 @@ export async function applyPlan(workspace: string, plan: Plan, executables: Read
       done.push(step);
       result.deleted.push(step.path);
     } else {
-      await writeAtomically(file, step.content as Uint8Array, executables.has(step.path) ? 0o755 : 0o644);
+      await writeFileAtomic(file, step.content as Uint8Array, { mode: executables.has(step.path) ? 0o755 : 0o644 });
       done.push(step);
       result.written.push(step.path);
     }
@@ -141,10 +113,10 @@ export async function applyPlan(workspace: string, plan: Plan, executables: Read
         ...(stalePending?.previous ? { previous: stalePending.previous } : {}),
       };
       await rememberMode(journal);
-      await writeAtomically(fileOf(PENDING_FILE), plan.journal, 0o644);
+      await writeFileAtomic(fileOf(PENDING_FILE), plan.journal, { mode: 0o644 });
       done.push(journal);
     }
-    if (stalePending) await sweepTempFiles(workspace, plan);
+    if (stalePending) await sweepPlanFolders(workspace, plan);
     await forEachLimit(deletions, FILE_CONCURRENCY, carryOut);
     // Deepest first, one at a time: a folder is removed only once nothing else is left in it.
     for (const folder of emptiedFolders([...deletions.map((step) => step.path), ...(plan.vacated ?? [])])) {
@@ -198,7 +170,7 @@ async function rollback(workspace: string, done: PlannedAction[], modes: Readonl
     try {
       if (step.previous) {
         await mkdir(dirname(file), { recursive: true });
-        await writeAtomically(file, step.previous, modes.get(step.path) ?? 0o644);
+        await writeFileAtomic(file, step.previous, { mode: modes.get(step.path) ?? 0o644 });
       } else {
         await unlink(file);
         await pruneEmptyFolders(workspace, step.path);

@@ -13,7 +13,7 @@ import type { FileIntent, ProjectOptions, ProjectionNote, ServerCommand, Virtual
 import { hermitCli, hermitVersion } from "../package-root.js";
 import { applyPlan, unwritable } from "./apply.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
-import { acquireLock } from "./lock.js";
+import { lockWorkspace } from "./lock.js";
 import {
   blockingDrift,
   hasChanges,
@@ -217,7 +217,7 @@ async function withWorkspaceLock<T>(workspace: string, action: () => Promise<T>)
   let release: () => Promise<void>;
   try {
     firstCreated = await mkdir(workspace, { recursive: true });
-    release = await acquireLock(workspace);
+    release = await lockWorkspace(workspace);
   } catch (error) {
     if (firstCreated !== undefined) await removeEmptyChain(workspace, firstCreated);
     throw unwritable(workspace, error, "nothing was written");

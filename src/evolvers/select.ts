@@ -12,7 +12,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeJson } from "../train/atomic.js";
+import { writeJson } from "../fs/json.js";
 import { defineEvolver } from "../train/define.js";
 import { seededRandom } from "../train/random.js";
 import type { EvolverContext, LearningMaterial, StepResult } from "../train/types.js";

@@ -5,17 +5,16 @@
  * writable but the evidence directory. Without a working `bwrap` it refuses with
  * SANDBOX_UNAVAILABLE; it never falls back to running unsandboxed.
  */
-import { execFile } from "node:child_process";
-import { constants } from "node:fs";
 import { access, lstat, mkdtemp, readlink, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { describeValidationErrors, validatorFor } from "../adapter/json-schema.js";
 import { ErrorCodes, HermitError, errorMessage, type ErrorCode } from "../errors.js";
 import { hermitCli, hermitVersion, packageRoot } from "../package-root.js";
+import { bwrapArguments, locateBwrap, type SandboxLayout } from "../sandbox/bwrap.js";
 import { META_ERROR_CODE, META_VALUE } from "./mcp-server.js";
 import { renderValue } from "./published.js";
 import { argumentsShapeProblem, unknownToolMessage } from "./toolbox.js";
@@ -23,102 +22,6 @@ import type { ToolBackend, ToolErrorCode, ToolOutcome, ToolResources } from "./t
 
 /** System folders made visible read-only (those that exist; symlinks are recreated as symlinks). */
 const SYSTEM_PATHS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"];
-
-export interface SandboxLayout {
-  /** Folders visible read-only (each at its own path). */
-  readOnly: string[];
-  /** Folders visible and writable (the evidence directory). */
-  writable: string[];
-  /** Top-level symlinks to recreate, e.g. `/bin → usr/bin` on merged-/usr systems. */
-  symlinks: Array<{ path: string; target: string }>;
-  /** Environment of the sandboxed process (everything else is cleared). */
-  env: Record<string, string>;
-  /** Working directory inside the sandbox. */
-  cwd: string;
-}
-
-/**
- * bubblewrap's arguments for `layout` (pure). Mounts go parent-first, so a folder nested in
- * another keeps its own mode: an adapter inside the evidence directory stays read-only.
- */
-export function bwrapArguments(layout: SandboxLayout): string[] {
-  const mounts = [
-    ...layout.readOnly.map((path) => ({ path, flag: "--ro-bind" })),
-    ...layout.writable.map((path) => ({ path, flag: "--bind" })),
-  ].sort((a, b) => depth(a.path) - depth(b.path) || (a.flag === "--bind" ? 1 : -1));
-  return [
-    "--unshare-all",
-    "--die-with-parent",
-    "--new-session",
-    "--cap-drop",
-    "ALL",
-    "--clearenv",
-    ...Object.entries(layout.env).flatMap(([name, value]) => ["--setenv", name, value]),
-    ...layout.symlinks.flatMap(({ path, target }) => ["--symlink", target, path]),
-    ...mounts.flatMap(({ path, flag }) => [flag, path, path]),
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    // The root bwrap builds the mounts in is a tmpfs: make it read-only too.
-    "--remount-ro",
-    "/",
-    "--chdir",
-    layout.cwd,
-    "--",
-  ];
-}
-
-function depth(path: string): number {
-  return path.split("/").filter(Boolean).length;
-}
-
-const probes = new Map<string, Promise<string | undefined>>();
-
-/** A working bwrap's path, or throw SANDBOX_UNAVAILABLE saying why. */
-export async function locateBwrap(): Promise<string> {
-  if (process.platform !== "linux") {
-    throw unavailable(`the sandbox needs Linux with bubblewrap; this is ${process.platform}`);
-  }
-  const bwrap = await findOnPath("bwrap");
-  if (!bwrap) {
-    throw unavailable(
-      "the sandbox needs bubblewrap, and no 'bwrap' is on PATH; install it (apt-get install bubblewrap) " +
-        "or open the Session without sandbox: true",
-    );
-  }
-  let probe = probes.get(bwrap);
-  if (!probe) {
-    probe = runProbe(bwrap);
-    probes.set(bwrap, probe);
-  }
-  const failure = await probe;
-  if (failure !== undefined) throw unavailable(`${bwrap} cannot create a sandbox here: ${failure}`);
-  return bwrap;
-}
-
-function unavailable(message: string): HermitError {
-  return new HermitError("SANDBOX_UNAVAILABLE", message);
-}
-
-async function findOnPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
-  }
-  return undefined;
-}
-
-/** Undefined when bwrap can run a command with the namespaces we use, else its complaint. */
-function runProbe(bwrap: string): Promise<string | undefined> {
-  const args = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--", "true"];
-  return new Promise((resolve) => {
-    execFile(bwrap, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
-      resolve(error ? (stderr.trim() || error.message) : undefined);
-    });
-  });
-}
 
 export interface SandboxedToolsOptions {
   /** Absolute adapter directory. */
@@ -131,7 +34,7 @@ export interface SandboxedToolsOptions {
 export async function openSandboxedTools(options: SandboxedToolsOptions): Promise<ToolBackend> {
   const bwrap = await locateBwrap();
   await access(hermitCli).catch(() => {
-    throw unavailable(`the sandbox runs ${hermitCli}, which does not exist; build hermit first (npm run build)`);
+    throw new HermitError("SANDBOX_UNAVAILABLE", `the sandbox runs ${hermitCli}, which does not exist; build hermit first (npm run build)`);
   });
   const adapter = await realpath(options.adapter);
   const scratch = await mkdtemp(join(tmpdir(), "hermit-sandbox-"));
@@ -210,7 +113,7 @@ function childFailure(stderr: string, error: unknown): HermitError {
   const reported = /hermit: error ([A-Z_]+): ([\s\S]*)$/.exec(stderr.trim());
   if (reported && reported[1]! in ErrorCodes) return new HermitError(reported[1] as ErrorCode, reported[2]!.trim());
   const detail = stderr.trim() || errorMessage(error);
-  return unavailable(`the sandboxed server did not start: ${detail}`);
+  return new HermitError("SANDBOX_UNAVAILABLE", `the sandboxed server did not start: ${detail}`);
 }
 
 /** The SDK client checks structured results against the listed output schema; do it with JSON Schema 2020-12. */

@@ -23,7 +23,7 @@ import {
   type ToolFormat,
   type ToolMessageFor,
 } from "./tool-formats.js";
-import { DEFAULT_TIMEOUT_MS, Toolbox } from "./toolbox.js";
+import { TOOL_TIMEOUT_MS, Toolbox } from "./toolbox.js";
 import type { PublishedTool, ToolBackend, ToolOutcome, ToolResources } from "./types.js";
 
 export interface SessionOptions extends ResourceOptions {
@@ -123,7 +123,7 @@ export class Session {
 
   private async start(): Promise<Opened> {
     const { sandbox, auditLog: auditFile } = this.options;
-    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = this.options.timeoutMs ?? TOOL_TIMEOUT_MS;
     const resources: ToolResources = bindResources(this.options, "Session options");
     if (resources.evidence) await mkdir(resources.evidence, { recursive: true });
     const adapter = await readAdapter(this.adapterPath);

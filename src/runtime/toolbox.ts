@@ -10,7 +10,7 @@ import { ToolThread } from "./tool-thread.js";
 import { RESOURCES_PARAMETER, type PublishedTool, type ToolBackend, type ToolOutcome, type ToolResources } from "./types.js";
 
 /** Default per-call time limit (ms). */
-export const DEFAULT_TIMEOUT_MS = 30_000;
+export const TOOL_TIMEOUT_MS = 30_000;
 
 export interface ToolboxOptions {
   /** Bound resources (see `bindResources`), given to tools that declare `_resources`. */
@@ -38,13 +38,13 @@ export class Toolbox implements ToolBackend {
 
   /** Import every tool of `adapter` in a tool thread; a missing file or function throws ADAPTER_INVALID. */
   static async open(adapter: Adapter, options: ToolboxOptions = {}): Promise<Toolbox> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeoutMs = options.timeoutMs ?? TOOL_TIMEOUT_MS;
     if (adapter.tools.length === 0) return new Toolbox(adapter, undefined, timeoutMs);
     const thread = await ToolThread.start({
       root: adapter.root,
       tools: adapter.tools,
       resources: options.resources ?? {},
-      loadTimeoutMs: Math.max(timeoutMs, DEFAULT_TIMEOUT_MS),
+      loadTimeoutMs: Math.max(timeoutMs, TOOL_TIMEOUT_MS),
     });
     return new Toolbox(adapter, thread, timeoutMs);
   }

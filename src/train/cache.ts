@@ -3,7 +3,7 @@
  * in `rollouts.jsonl`. A version is never run twice on the same instance and trial, and a
  * resumed run reuses every rollout that finished before the crash.
  */
-import { appendJsonLine, readJsonLines, sealJsonLines } from "./atomic.js";
+import { appendJsonLine, readJsonLines, sealJsonLines } from "../fs/json.js";
 import type { RolloutRecord, Split } from "./types.js";
 import { addUsage, emptyUsage, type UsageTotals } from "./usage.js";
 

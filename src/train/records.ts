@@ -1,7 +1,7 @@
 /** The records a run writes: `run.json` and `steps/<n>/step.json`. Plain data. */
 import type { Decision } from "./acceptance.js";
-import type { RepairRecord } from "../spec/repair.js";
-import type { SpecResult } from "../spec/types.js";
+import type { RepairRecord } from "../check/repair.js";
+import type { SpecResult } from "../check/types.js";
 import type { TrainSettings } from "./settings.js";
 import type { RunStatus, StepResult, StepStatus, Usage } from "./types.js";
 import type { UsageTotals } from "./usage.js";

@@ -7,7 +7,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type PQueue from "p-queue";
 import { errorMessage } from "../errors.js";
-import { writeJson } from "./atomic.js";
+import { writeJson } from "../fs/json.js";
 import type { RolloutCache } from "./cache.js";
 import type { Session, SessionOptions } from "../runtime/session.js";
 import type { RolloutContext, RolloutRecord, Split, Task, TaskInstance, Usage } from "./types.js";

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { HermitError } from "../errors.js";
-import { readJson } from "./atomic.js";
+import { readJson } from "../fs/json.js";
 import type { RunRecord, StepRecord } from "./records.js";
 import { runPaths, stepDir } from "./run-dir.js";
 import { runIdProblem } from "./settings.js";

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import git from "isomorphic-git";
 import { walkTree } from "../adapter/files.js";
 import { HermitError } from "../errors.js";
-import { atomicWrite } from "./atomic.js";
+import { writeFileAtomic } from "../fs/atomic.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
 
 /** A file of a recorded tree. */
@@ -48,7 +48,7 @@ function atomicFs(gitdir: string) {
     writeFile: async (file: string, data: string | Uint8Array, options?: unknown) => {
       if (typeof data === "string") data = Buffer.from(data, ((options as { encoding?: BufferEncoding })?.encoding ?? "utf8"));
       if (!file.startsWith(gitdir)) return writeFile(file, data);
-      await atomicWrite(file, data, tempDir);
+      await writeFileAtomic(file, data, { mkdir: true, tempDir });
     },
     unlink: promises.unlink.bind(promises),
     readdir: promises.readdir.bind(promises),

@@ -4,8 +4,8 @@
  * plugin interface; the loop lives in `loop/`.
  */
 import type { Session, SessionOptions } from "../runtime/session.js";
-import type { RepairAction } from "../spec/repair.js";
-import type { Issue } from "../spec/types.js";
+import type { RepairAction } from "../check/repair.js";
+import type { Issue } from "../check/types.js";
 
 /** The three splits of a task. `test` is sealed: scored once, at the end, never shown to the learner. */
 export type Split = "train" | "val" | "test";

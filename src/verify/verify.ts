@@ -22,7 +22,7 @@ import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, insta
 import { recipes } from "./recipes/index.js";
 import type { HostRecipe, RecipeContext } from "./recipes/types.js";
 import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
-import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceSnapshot } from "./workspace-guard.js";
+import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceBackup } from "./workspace-guard.js";
 
 export interface VerifyOptions {
   /** The deployed workspace (holds `.hermit-deploy.json`). */
@@ -80,7 +80,7 @@ export interface VerifyReport {
   home?: string;
 }
 
-const DEFAULT_TIMEOUT_MS = 90_000;
+const HOST_RUN_TIMEOUT_MS = 90_000;
 const LISTING_TIMEOUT_MS = 60_000;
 const DEFAULT_PROMPT = "Reply with the single word OK.";
 /** Inherited from the caller's environment; everything else is set by verify. */
@@ -172,14 +172,14 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   const runId = randomUUID();
   const home = await realpath(await mkdtemp(join(tmpdir(), "hermit-verify-")));
   let stub: StubModel | undefined;
-  let snapshot: WorkspaceSnapshot | undefined;
-  let session: Session;
+  let snapshot: WorkspaceBackup | undefined;
+  let session: HostRun;
   let changes: WorkspaceChanges = { removed: [], restored: [], unrestorable: [] };
   try {
     for (const dir of ["tmp", ".config", ".cache", ".local/share", ".local/state"]) await mkdir(join(home, dir), { recursive: true });
     snapshot = await snapshotWorkspace(workspace);
     stub = await startStubModel();
-    session = await runSession({ options, report, workspace, home, bin, stub, env: baseEnv(home, runId, env), warnings, items });
+    session = await runHost({ options, report, workspace, home, bin, stub, env: baseEnv(home, runId, env), warnings, items });
   } finally {
     await stub?.close();
     // Whatever a host left running (an MCP server in its own session) carries the run's
@@ -214,7 +214,7 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   };
 }
 
-interface SessionInput {
+interface HostRunInput {
   options: VerifyOptions;
   report: DeploymentReport;
   workspace: string;
@@ -226,7 +226,7 @@ interface SessionInput {
   items: readonly ExpectedItem[];
 }
 
-interface Session {
+interface HostRun {
   version?: string;
   observations: Observations;
   run: VerifyReport["run"];
@@ -235,10 +235,10 @@ interface Session {
 }
 
 /** Prepare the home, run the host once against the stub, then its listing commands. */
-async function runSession(input: SessionInput): Promise<Session> {
+async function runHost(input: HostRunInput): Promise<HostRun> {
   const { options, report, workspace, home, bin, stub, warnings } = input;
   const log = options.log ?? (() => undefined);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? HOST_RUN_TIMEOUT_MS;
   const recipe = recipes[report.host];
   const program = HOST_PROGRAMS[report.host];
 

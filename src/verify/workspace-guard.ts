@@ -14,7 +14,7 @@ interface Entry {
   bytes?: Buffer;
 }
 
-export interface WorkspaceSnapshot {
+export interface WorkspaceBackup {
   root: string;
   entries: Map<string, Entry>;
   /** True when the walk stopped at the entry limit (changes beyond it are not tracked). */
@@ -70,7 +70,7 @@ async function walk(root: string, visit: (path: string, entry: Entry) => Promise
 }
 
 /** Record every entry of the workspace (and the bytes of its small files). */
-export async function snapshotWorkspace(root: string): Promise<WorkspaceSnapshot> {
+export async function snapshotWorkspace(root: string): Promise<WorkspaceBackup> {
   const entries = new Map<string, Entry>();
   let backedUp = 0;
   const complete = await walk(root, async (path, entry) => {
@@ -89,7 +89,7 @@ export async function snapshotWorkspace(root: string): Promise<WorkspaceSnapshot
 }
 
 /** Undo what happened to the workspace since `snapshot`; reports each path it touched. */
-export async function restoreWorkspace(snapshot: WorkspaceSnapshot): Promise<WorkspaceChanges> {
+export async function restoreWorkspace(snapshot: WorkspaceBackup): Promise<WorkspaceChanges> {
   const changes: WorkspaceChanges = { removed: [], restored: [], unrestorable: [] };
   const seen = new Set<string>();
   await walk(snapshot.root, async (path, entry) => {

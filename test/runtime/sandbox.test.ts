@@ -5,12 +5,11 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
-import { bwrapArguments } from "../../src/runtime/sandbox.js";
+import { bwrapArguments } from "../../src/sandbox/bwrap.js";
 import { Session } from "../../src/runtime/session.js";
-import { tempDir, testdir } from "../helpers.js";
+import { hasBwrap, tempDir, testdir } from "../helpers.js";
 import { ensureBuilt, fixtureAdapter, fixtureTree } from "./fixture.js";
 
-const hasBwrap = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"].some((path) => existsSync(path));
 
 async function failure(promise: Promise<unknown>): Promise<HermitError> {
   const error = await promise.then(

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
 import { train } from "../../src/train/index.js";
-import { acquireLock } from "../../src/train/lock.js";
+import { lockRun } from "../../src/train/lock.js";
 import type { RunRecord } from "../../src/train/records.js";
 import { tempDir } from "../helpers.js";
 import { addCheck, addNoise, fsck, git, lsTree, markerTask, scriptedEvolver, setup } from "./helpers.js";
@@ -138,7 +138,7 @@ describe("train: one process per run", () => {
   it("refuses a run whose lock a live process holds", async () => {
     const { adapter, runsDir, template } = await setup();
     await train({ adapter, template, task: markerTask().task, evolver: scriptedEvolver([addCheck]).evolver, steps: 1, runsDir, runId: "locked" });
-    const lock = await acquireLock(join(runsDir, "locked", ".lock"), "locked");
+    const lock = await lockRun(join(runsDir, "locked", ".lock"), "locked");
     try {
       const attempt = train({ resume: "locked", runsDir, steps: 2, task: markerTask().task, evolver: scriptedEvolver([addCheck]).evolver });
       await expect(attempt).rejects.toSatisfy((error) => error instanceof HermitError && error.code === "RUN_LOCKED" && /process \d+/.test(error.message));

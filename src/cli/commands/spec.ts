@@ -22,7 +22,7 @@ export const register: CommandRegistration = (program: Command, run) => {
     .action(async (adapter: string, options: { root: string; json?: boolean; timeoutMs: string }) =>
       run(Boolean(options.json), async () => {
         const { resolve } = await import("node:path");
-        const { checkSpec } = await import("../../spec/check.js");
+        const { checkSpec } = await import("../../check/check.js");
         const result = await checkSpec(resolve(adapter), resolve(options.root), {
           timeoutMs: positiveInteger("--timeout-ms", options.timeoutMs),
         });

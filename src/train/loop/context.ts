@@ -1,6 +1,6 @@
 /** What every part of the loop shares for one run, and small helpers over it. */
 import { HermitError, errorMessage } from "../../errors.js";
-import { writeJson } from "../atomic.js";
+import { writeJson } from "../../fs/json.js";
 import type { RolloutCache } from "../cache.js";
 import type { Progress } from "../progress.js";
 import type { RunRecord, StepRecord } from "../records.js";
@@ -11,7 +11,7 @@ import type { VersionStore } from "../store.js";
 import type { Evolver, RolloutRecord, Split, Task, TaskInstance } from "../types.js";
 import type { Evaluation } from "../records.js";
 import { mean, tidy } from "../acceptance.js";
-import type { SpecResult } from "../../spec/types.js";
+import type { SpecResult } from "../../check/types.js";
 import { addUsage, emptyUsage, mergeUsage, type UsageTotals } from "../usage.js";
 
 export interface AcceptedVersion {

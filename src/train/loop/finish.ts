@@ -10,7 +10,7 @@ import { MANIFEST_FILE } from "../../adapter/manifest.js";
 import { deploy } from "../../deploy/deploy.js";
 import { errorMessage } from "../../errors.js";
 import { hermitVersion } from "../../package-root.js";
-import { atomicWrite } from "../atomic.js";
+import { writeFileAtomic } from "../../fs/atomic.js";
 import { diffFiles, renderCard } from "../card.js";
 import { syncCheckout } from "../checkout.js";
 import type { DeploymentRecord, Evaluation } from "../records.js";
@@ -101,7 +101,7 @@ export async function finishRun(context: RunContext, status: RunStatus, reason?:
   await store.tag(refs.final, commit, `hermit run ${run.run}: final version (test ${fmt(test.base.score)} → ${fmt(test.final.score)})`);
   await store.setRef(refs.branch, commit);
   await syncCheckout(store.gitdir, paths.checkout, refs.branchName);
-  await atomicWrite(paths.card, card);
+  await writeFileAtomic(paths.card, card, { mkdir: true });
   run.final = { commit, tag: refs.final, test };
   await saveRun(context);
 

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { readManifest } from "../../adapter/read.js";
 import { HermitError } from "../../errors.js";
 import { hermitVersion } from "../../package-root.js";
-import { checkSpec } from "../../spec/check.js";
-import { readJson, writeJson } from "../atomic.js";
+import { checkSpec } from "../../check/check.js";
+import { readJson, writeJson } from "../../fs/json.js";
 import { syncCheckout } from "../checkout.js";
-import { acquireLock, type RunLock } from "../lock.js";
+import { lockRun, type RunLock } from "../lock.js";
 import type { RunRecord, StepRecord } from "../records.js";
 import { runPaths, runRefs, stepDir, templateRef, type RunPaths } from "../run-dir.js";
 import { runIdProblem, type TrainSettings } from "../settings.js";
@@ -64,7 +64,7 @@ export async function createRun(input: TrainSettings, names: { task: string; evo
   await checkBase(settings, existingStore, fromCommit);
 
   await mkdir(paths.dir, { recursive: true });
-  const lock = await acquireLock(paths.lock, runId);
+  const lock = await lockRun(paths.lock, runId);
   try {
     // Leftovers of a preparation that crashed before run.json was written.
     for (const entry of await readdir(paths.dir)) if (entry !== ".lock") await rm(join(paths.dir, entry), { recursive: true, force: true });
@@ -198,7 +198,7 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
   }
   if (recorded.format !== "hermit-run") throw new HermitError("RUN_INVALID", `${paths.runJson}: not a hermit run record`, { path: paths.runJson });
   const settings = override(recorded.settings);
-  const lock = await acquireLock(paths.lock, runId);
+  const lock = await lockRun(paths.lock, runId);
   try {
     const store = await VersionStore.open(settings.store);
     const refs = runRefs(runId);

@@ -5,11 +5,11 @@
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
-import { repairCandidate, type RepairRecord } from "../../spec/repair.js";
-import { checkSpec } from "../../spec/check.js";
-import type { SpecResult } from "../../spec/types.js";
+import { repairCandidate, type RepairRecord } from "../../check/repair.js";
+import { checkSpec } from "../../check/check.js";
+import type { SpecResult } from "../../check/types.js";
 import { decide, type Decision } from "../acceptance.js";
-import { writeJson } from "../atomic.js";
+import { writeJson } from "../../fs/json.js";
 import { buildLearningMaterial } from "../learning.js";
 import { sample, seededRandom } from "../random.js";
 import type { EvolverOutcome, StepRecord } from "../records.js";

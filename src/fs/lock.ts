@@ -2,12 +2,12 @@
  * A pid lock file, created with O_EXCL: one process at a time holds it. A lock whose owner is
  * gone (a crash, a `kill -9`, same machine) is stale and taken over; a live owner, an owner on
  * another machine, or a lock being written right now refuses the second process.
- * Deploy locks a workspace with it, the Trainer a run.
+ * Deploy locks a workspace with it (`lockWorkspace`), the Trainer a run (`lockRun`).
  */
 import { rmSync } from "node:fs";
 import { open, readFile, rm, stat } from "node:fs/promises";
 import { hostname } from "node:os";
-import type { HermitError } from "./errors.js";
+import type { HermitError } from "../errors.js";
 
 export interface LockHolder {
   pid: number;

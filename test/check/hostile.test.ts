@@ -13,7 +13,7 @@ import { exportedFunction } from "../../src/adapter/module-loader.js";
 import { readAdapter } from "../../src/adapter/read.js";
 import { HermitError } from "../../src/errors.js";
 import { Session } from "../../src/runtime/session.js";
-import { checkSpec } from "../../src/spec/check.js";
+import { checkSpec } from "../../src/check/check.js";
 import { runCli } from "../cli/run-cli.js";
 import { copyDir, exampleAdapter, exampleTemplate, hasBwrap, testdir } from "../helpers.js";
 

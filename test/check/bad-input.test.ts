@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
-import { checkSpec } from "../../src/spec/check.js";
+import { checkSpec } from "../../src/check/check.js";
 import { copyDir, exampleAdapter, exampleTemplate, testdir } from "../helpers.js";
 
 const manifest = (extra: string) =>

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { LIMITS } from "../../src/adapter/files.js";
-import { applyRepair, planRepair, repairCandidate } from "../../src/spec/repair.js";
+import { applyRepair, planRepair, repairCandidate } from "../../src/check/repair.js";
 import { copyDir, exampleAdapter, exampleTemplate, expectedIsolation, readTree, testdir } from "../helpers.js";
 
 /** The previous accepted version: the example with a learned ADAPTER.md. */

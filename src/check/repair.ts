@@ -16,6 +16,7 @@ import { FIXED_SECTIONS, MANIFEST_FILE } from "../adapter/manifest.js";
 import { readManifest } from "../adapter/read.js";
 import type { Manifest } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
+import { writeFileAtomic } from "../fs/atomic.js";
 import { checkSpec } from "./check.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
 
@@ -112,7 +113,7 @@ export async function applyRepair(
       await insideFolders(candidate, action.path, "make");
       // A folder where the file belongs cannot be renamed over: it goes first.
       if ((await lstat(target).catch(() => undefined))?.isDirectory()) await removeTree(target);
-      await atomicWrite(target, data);
+      await writeFileAtomic(target, data);
     } else {
       await restoreSections(candidate, sources.root, action.sections);
     }
@@ -138,18 +139,6 @@ async function insideFolders(candidate: string, path: string, mode: "check" | "m
   return true;
 }
 
-/** Write a temp file beside `file` (created exclusively, so never through a link), then rename it over `file`. */
-async function atomicWrite(file: string, data: Uint8Array | string): Promise<void> {
-  const temp = `${file}.hermit-tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-  try {
-    await writeFile(temp, data, { flag: "wx" });
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
-
 /** Copy the root's fixed sections into the candidate's manifest, keeping the rest (and comments). */
 async function restoreSections(candidate: string, root: string, sections: string[]): Promise<void> {
   const rootManifest = await readManifest(root);
@@ -160,7 +149,7 @@ async function restoreSections(candidate: string, root: string, sections: string
     if (value === undefined) doc.delete(section);
     else doc.set(section, doc.createNode(value));
   }
-  await atomicWrite(file, doc.toString());
+  await writeFileAtomic(file, doc.toString());
 }
 
 /** Remove a file, link or folder (a link itself, never its target). */

@@ -13,7 +13,7 @@ import { agentsFromExporter } from "../adapter/read.js";
 import type { Adapter, Manifest } from "../adapter/types.js";
 import { packageRoot } from "../package-root.js";
 import type { ChildRequest, ChildResponse } from "./check-child.js";
-import { bwrapArgv, findBwrap } from "./sandbox.js";
+import { isolatedArgv, probeBwrap } from "../sandbox/bwrap.js";
 import type { Isolation, Issue } from "./types.js";
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 120_000;
@@ -22,7 +22,7 @@ const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 16 * 1024;
 /** How long the pipes may stay open once the child exited (something it started holds them). */
 const CLOSE_GRACE_MS = 1000;
-const childScript = join(packageRoot, "dist", "spec", "check-child.js");
+const childScript = join(packageRoot, "dist", "check", "check-child.js");
 
 export interface LoadCheckResult {
   issues: Issue[];
@@ -52,9 +52,10 @@ export async function runLoadCheck(
     issues.push({ path: exporter.file, check: "load", problem: `agent exporter ${spec}: file ${exporter.file} not found` });
   }
   if (request.tools.length === 0 && !request.check && !request.exporter) return { issues, isolation: "not-run" };
-  const bwrap = options.isolate === false ? undefined : findBwrap();
+  const probe = options.isolate === false ? undefined : await probeBwrap();
+  const bwrap = probe?.available ? probe.path : undefined;
   const command = [process.execPath, childScript];
-  const argv = bwrap ? bwrapArgv(bwrap, command) : command;
+  const argv = bwrap ? isolatedArgv(bwrap, command) : command;
   const outcome = await runChild(argv, request, options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
   const isolation: Isolation = bwrap ? "bwrap" : "none";
   if ("failure" in outcome) {

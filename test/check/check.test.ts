@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { checkSpec } from "../../src/spec/check.js";
+import { checkSpec } from "../../src/check/check.js";
 import { copyDir, exampleAdapter, exampleTemplate, expectedIsolation, hasBwrap, testdir } from "../helpers.js";
 
 const candidate = (overrides = {}) => copyDir(exampleAdapter, overrides);

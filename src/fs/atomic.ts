@@ -1,0 +1,59 @@
+/**
+ * Crash-safe file writes: the content goes to a temp file created exclusively beside the
+ * target (so never through a link), then is renamed over it. A `kill -9` leaves either the old
+ * or the new content, never half, plus at most a temp file of hermit's own naming, which
+ * `sweepTempFiles` removes once its writer is gone.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readdir, rename, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { alive } from "./lock.js";
+
+/** `.hermit-tmp-<pid>-<12 hex>`: the names of every temp file hermit writes. */
+export const TEMP_NAME = /^\.hermit-tmp-(\d+)-[0-9a-f]{12}$/;
+
+/** A fresh temp file name in `dir`, unique on this machine. */
+export function tempPath(dir: string): string {
+  return join(dir, `.hermit-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+}
+
+export interface AtomicWriteOptions {
+  /** The file's mode; default 0644 less the umask. Applied with chmod, so the umask cannot narrow it. */
+  mode?: number;
+  /** Create the target's folder first. */
+  mkdir?: boolean;
+  /**
+   * Where the temp file goes (default: beside the target; same file system required). A Git
+   * store puts it outside `refs/` and `objects/`, where git would read a stray one.
+   */
+  tempDir?: string;
+}
+
+/** Write `data` to `file` atomically. An error names `file`, not the temp file. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  if (options.mkdir) await mkdir(dirname(file), { recursive: true });
+  if (options.tempDir) await mkdir(options.tempDir, { recursive: true });
+  const temp = tempPath(options.tempDir ?? dirname(file));
+  try {
+    await writeFile(temp, data, { flag: "wx", ...(options.mode !== undefined ? { mode: options.mode } : {}) });
+    if (options.mode !== undefined) await chmod(temp, options.mode);
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    const failure = error as NodeJS.ErrnoException;
+    if (failure?.path === temp) failure.path = file;
+    throw error;
+  }
+}
+
+/** Remove, from `dir`, the temp files of writers that are gone (never a live process's). */
+export async function sweepTempFiles(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const match = TEMP_NAME.exec(name);
+    if (match && Number(match[1]) !== process.pid && !alive(Number(match[1]))) {
+      await unlink(join(dir, name)).then(() => removed.push(name), () => undefined);
+    }
+  }
+  return removed;
+}

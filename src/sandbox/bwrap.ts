@@ -1,0 +1,131 @@
+/**
+ * bubblewrap, in one place: finding a `bwrap` that can create the namespaces hermit uses
+ * (probed once per process), and building its argument lists. The spec check's child and the
+ * tool sandbox both run through here, and so do the tests' decisions to skip.
+ */
+import { execFile } from "node:child_process";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { HermitError } from "../errors.js";
+
+/** Whether this machine can sandbox, and if not, why. */
+export type BwrapProbe = { available: true; path: string } | { available: false; reason: string };
+
+/** Probes by PATH: the answer depends on which `bwrap` PATH finds. */
+const probes = new Map<string, Promise<BwrapProbe>>();
+
+/**
+ * Find `bwrap` on PATH and check that it can run a command with every namespace hermit uses
+ * (network, PID, user, mount); cached for the process (per PATH). Never throws.
+ */
+export function probeBwrap(): Promise<BwrapProbe> {
+  const key = process.env.PATH ?? "";
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = runProbe();
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+/** A working bwrap's path, or throw SANDBOX_UNAVAILABLE saying why. */
+export async function locateBwrap(): Promise<string> {
+  const found = await probeBwrap();
+  if (!found.available) throw new HermitError("SANDBOX_UNAVAILABLE", found.reason);
+  return found.path;
+}
+
+async function runProbe(): Promise<BwrapProbe> {
+  if (process.platform !== "linux") return { available: false, reason: `the sandbox needs Linux with bubblewrap; this is ${process.platform}` };
+  const path = await findOnPath("bwrap");
+  if (!path) {
+    return { available: false, reason: "the sandbox needs bubblewrap, and no 'bwrap' is on PATH; install it (apt-get install bubblewrap)" };
+  }
+  const args = ["--unshare-all", "--die-with-parent", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--", "true"];
+  const failure = await new Promise<string | undefined>((resolve) => {
+    execFile(path, args, { timeout: 10_000 }, (error, _stdout, stderr) => resolve(error ? stderr.trim() || error.message : undefined));
+  });
+  return failure === undefined ? { available: true, path } : { available: false, reason: `${path} cannot create a sandbox here: ${failure}` };
+}
+
+async function findOnPath(name: string): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * argv that runs `command` inside bubblewrap with no network and nothing writable but
+ * `writable`. The command gets its own PID namespace, so every process it starts dies with it.
+ */
+export function isolatedArgv(bwrap: string, command: string[], writable: string[] = []): string[] {
+  return [
+    bwrap,
+    "--ro-bind", "/", "/",
+    "--dev", "/dev",
+    "--proc", "/proc",
+    ...writable.flatMap((dir) => ["--bind", dir, dir]),
+    "--unshare-net",
+    "--unshare-pid",
+    "--die-with-parent",
+    "--new-session",
+    "--",
+    ...command,
+  ];
+}
+
+/** What a sandboxed process sees: each folder at its own path. */
+export interface SandboxLayout {
+  /** Folders visible read-only (each at its own path). */
+  readOnly: string[];
+  /** Folders visible and writable (the evidence directory). */
+  writable: string[];
+  /** Top-level symlinks to recreate, e.g. `/bin → usr/bin` on merged-/usr systems. */
+  symlinks: Array<{ path: string; target: string }>;
+  /** Environment of the sandboxed process (everything else is cleared). */
+  env: Record<string, string>;
+  /** Working directory inside the sandbox. */
+  cwd: string;
+}
+
+/**
+ * bubblewrap's arguments for `layout` (pure): every namespace unshared, no capabilities, an
+ * empty read-only root with only the layout's folders in it. Mounts go parent-first, so a
+ * folder nested in another keeps its own mode: an adapter inside the evidence directory stays
+ * read-only.
+ */
+export function bwrapArguments(layout: SandboxLayout): string[] {
+  const mounts = [
+    ...layout.readOnly.map((path) => ({ path, flag: "--ro-bind" })),
+    ...layout.writable.map((path) => ({ path, flag: "--bind" })),
+  ].sort((a, b) => depth(a.path) - depth(b.path) || (a.flag === "--bind" ? 1 : -1));
+  return [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--clearenv",
+    ...Object.entries(layout.env).flatMap(([name, value]) => ["--setenv", name, value]),
+    ...layout.symlinks.flatMap(({ path, target }) => ["--symlink", target, path]),
+    ...mounts.flatMap(({ path, flag }) => [flag, path, path]),
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    // The root bwrap builds the mounts in is a tmpfs: make it read-only too.
+    "--remount-ro",
+    "/",
+    "--chdir",
+    layout.cwd,
+    "--",
+  ];
+}
+
+function depth(path: string): number {
+  return path.split("/").filter(Boolean).length;
+}
