@@ -4,6 +4,7 @@
  */
 import type { Adapter } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
+import { didYouMean } from "../suggest.js";
 import { claudeCode } from "./claude-code.js";
 import { codex } from "./codex.js";
 import { gemini } from "./gemini.js";
@@ -18,7 +19,7 @@ export const HOST_IDS: readonly HostId[] = hosts.map((host) => host.id);
 export function getHost(id: string): Host {
   const host = hosts.find((candidate) => candidate.id === id);
   if (!host) {
-    throw new HermitError("HOST_UNKNOWN", `unknown host '${id}'; valid hosts: ${HOST_IDS.join(", ")}`, {
+    throw new HermitError("HOST_UNKNOWN", `unknown host '${id}'${didYouMean(id, HOST_IDS)}; valid hosts: ${HOST_IDS.join(", ")}`, {
       host: id,
       validHosts: [...HOST_IDS],
     });

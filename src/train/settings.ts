@@ -4,7 +4,9 @@
  * nothing is read.
  */
 import { isAbsolute, resolve } from "node:path";
+import { DURATION_HINT, parseDuration } from "../duration.js";
 import { HermitError } from "../errors.js";
+import { didYouMean } from "../suggest.js";
 import { HOST_IDS } from "../hosts/index.js";
 
 export type AcceptPolicy = "improve" | "always";
@@ -223,7 +225,7 @@ function deployTargets(value: unknown, base: string, source: string): DeployTarg
     if (colon <= 0 || colon === item.length - 1) throw usage(source, `deploy '${item}' must be HOST:DIR, e.g. claude-code:runs/demo-workspace`);
     const host = item.slice(0, colon);
     // Checked now, not after the whole run: the deploy is the run's last act.
-    if (!(HOST_IDS as readonly string[]).includes(host)) throw usage(source, `deploy '${item}': unknown host '${host}'; valid hosts: ${HOST_IDS.join(", ")}`);
+    if (!(HOST_IDS as readonly string[]).includes(host)) throw usage(source, `deploy '${item}': unknown host '${host}'${didYouMean(host, HOST_IDS)}; valid hosts: ${HOST_IDS.join(", ")}`);
     return { host, workspace: resolve(base, item.slice(colon + 1)) };
   });
 }
@@ -250,17 +252,12 @@ function integer(raw: RawSettings, key: SettingKey, source: string, min: number)
   return value;
 }
 
-const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
-
-/** Seconds, from a number (seconds) or a string like `90`, `90s`, `10m`, `1.5h`, `500ms`. */
+/** Seconds, from a number (seconds) or a duration string (see `parseDuration`). */
 function duration(raw: RawSettings, key: SettingKey, source: string): number | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(String(value));
-  const seconds = match ? Number(match[1]) * UNITS[match[2] ?? "s"] : NaN;
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw usage(source, `'${key}' must be a positive duration such as 90, 90s, 10m or 1h, not ${JSON.stringify(value)}`);
-  }
+  const seconds = parseDuration(value);
+  if (seconds === undefined) throw usage(source, `'${key}' must be ${DURATION_HINT}, not ${JSON.stringify(value)}`);
   return seconds;
 }
 
