@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the five real host CLIs (about 1.4 GB) at the versions HOSTS.md records, into
+# Install the five real host CLIs (about 1.4 GB) at the versions docs/hosts.md lists, into
 # test/hosts/node_modules, for hermit's host tests and `hermit verify`. Kept apart from
 # hermit's own dependencies so a user's `npm ci` stays light.
 set -euo pipefail

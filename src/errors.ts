@@ -4,7 +4,7 @@
  * Only the CLI entry turns these into exit codes.
  */
 
-/** Exit codes, DESIGN.md section 8. */
+/** Exit codes (docs/cli.md). */
 export const ExitCode = {
   ok: 0,
   problems: 1,

@@ -1,5 +1,5 @@
 /**
- * The specification rules (DESIGN.md section 2), pure: each takes the gathered facts about a
+ * The specification rules (docs/spec-check.md), pure: each takes the gathered facts about a
  * candidate and its root and returns issues. The IO shell in `check.ts` gathers the facts.
  */
 import picomatch from "picomatch";

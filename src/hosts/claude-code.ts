@@ -1,5 +1,5 @@
 /**
- * Claude Code (HOSTS.md §3, §7.4–5): context in CLAUDE.md (with an `@AGENTS.md` line when
+ * Claude Code (docs/hosts.md): context in CLAUDE.md (with an `@AGENTS.md` line when
  * the workspace holds an AGENTS.md, since a CLAUDE.md otherwise stops AGENTS.md loading),
  * skills in `.claude/skills/<name>/` (the folder name is the skill's identity), subagents in
  * `.claude/agents/<name>.md`, MCP in `.mcp.json`, approved in `.claude/settings.json`.
@@ -17,7 +17,7 @@ import {
 } from "./render.js";
 import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
 
-/** Subagent frontmatter keys the Claude Code 2.1.328 binary knows (HOSTS.md §3). */
+/** Subagent frontmatter keys the Claude Code 2.1.328 binary knows (docs/hosts.md). */
 const AGENT_KEYS: ReadonlySet<string> = new Set([
   "name",
   "description",

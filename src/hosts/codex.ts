@@ -1,5 +1,5 @@
 /**
- * Codex CLI (HOSTS.md §2, §7): context in AGENTS.md, skills in `.agents/skills/`, agent roles
+ * Codex CLI (docs/hosts.md): context in AGENTS.md, skills in `.agents/skills/`, agent roles
  * in `.codex/agents/<name>.toml` registered under `[agents.<name>]`, MCP in
  * `.codex/config.toml`. Role files are strict: an unknown key silently drops the role, so
  * only `name`, `description` and `developer_instructions` are written.

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI (HOSTS.md §5, §9): context in GEMINI.md, skills in `.gemini/skills/<name>/`,
+ * Gemini CLI (docs/hosts.md): context in GEMINI.md, skills in `.gemini/skills/<name>/`,
  * subagents in `.gemini/agents/<name>.md` whose frontmatter schema is strict (an unknown key
  * such as `mode` makes the agent fail to load), MCP in `.gemini/settings.json`
  * `mcpServers`. Project MCP, skills and agents need a trusted folder; agents also need an

@@ -1,5 +1,5 @@
 /**
- * OpenCode (HOSTS.md §5): context in AGENTS.md, skills in `.opencode/skills/<name>/`,
+ * OpenCode (docs/hosts.md): context in AGENTS.md, skills in `.opencode/skills/<name>/`,
  * subagents in `.opencode/agents/<name>.md` with `mode: subagent` (the file name is the
  * agent's name), MCP in `opencode.json` `mcp`. No trust gate.
  */

@@ -1,5 +1,5 @@
 /**
- * Pi (HOSTS.md §4, §7.6–8): context in AGENTS.md, skills in `.pi/skills/<name>/` (read from
+ * Pi (docs/hosts.md): context in AGENTS.md, skills in `.pi/skills/<name>/` (read from
  * the launch directory), no subagents (refused), and no MCP in core: tools go to
  * `.pi/mcp.json` for the third-party pi-mcp-adapter extension, best-effort.
  */
@@ -58,7 +58,7 @@ export const pi = {
     const files: VirtualFile[] = [instructionBlock(adapter, "AGENTS.md")];
     files.push(...skillFiles(adapter, options, ".pi/skills"));
     if (adapter.tools.length > 0) {
-      // eager + directTools: the extension starts the server with Pi and exposes each tool by name (HOSTS.md §4).
+      // eager + directTools: the extension starts the server with Pi and exposes each tool by name (docs/hosts.md).
       const entry = { ...serverCommand(options), lifecycle: "eager", directTools: true };
       files.push(configFile(".pi/mcp.json", jsonText({ mcpServers: { [adapter.manifest.name]: entry } }), ownershipMeta(adapter, options)));
     }

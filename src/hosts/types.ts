@@ -26,7 +26,7 @@ export interface Capability {
   /** Why it is best-effort or unsupported (quoted in reports and refusals). */
   reason?: string;
   /**
-   * `declared`: stated from the host's docs and source (HOSTS.md); `verified`: proven by
+   * `declared`: stated from the host's docs and source (docs/hosts.md); `verified`: proven by
    * `hermit verify` against the real host program.
    */
   evidence: "verified" | "declared";
@@ -40,7 +40,7 @@ export interface Capability {
 export interface CapabilityDeclaration {
   /** Version of this declaration; bumped whenever a level or location changes. */
   version: number;
-  /** The host program version the declaration was written against (HOSTS.md). */
+  /** The host program version the declaration was written against (docs/hosts.md). */
   hostVersion: string;
   exports: Readonly<Record<ExportKind, Capability>>;
 }

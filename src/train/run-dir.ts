@@ -1,5 +1,5 @@
 /**
- * The run directory (DESIGN.md section 7): where each part of a run lives, and the refs a run
+ * The run directory (docs/trainer.md): where each part of a run lives, and the refs a run
  * owns in the version store. Pure path arithmetic; the loop does the IO.
  */
 import { join } from "node:path";
@@ -53,7 +53,7 @@ export function safeSegment(id: string): string {
 
 /**
  * Where one rollout's evidence goes. The acting batch uses `steps/<n>/rollouts/<instance>/`
- * (DESIGN.md); evaluations on `val` and `test` go under `<split>/<role>/`, role being the
+ * (docs/trainer.md); evaluations on `val` and `test` go under `<split>/<role>/`, role being the
  * version (`accepted`, `candidate`, `base`, `final`). A trial index is added when `trials > 1`.
  */
 export function evidenceDir(stepPath: string, split: Split, role: string, instance: string, trial: number, trials: number): string {

@@ -1,6 +1,6 @@
 /**
  * The Trainer's contracts: what a Task and an Evolver implement, what they are given, and the
- * records a run leaves behind (DESIGN.md section 7). Everything here is plain data or a
+ * records a run leaves behind (docs/trainer.md). Everything here is plain data or a
  * plugin interface; the loop lives in `loop/`.
  */
 import type { Session, SessionOptions } from "../runtime/session.js";

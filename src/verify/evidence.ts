@@ -4,7 +4,7 @@
  *
  * A host sends, in its first request, the instruction text, the names and descriptions of
  * the skills and subagents it discovered (never their bodies) and the tools it connected
- * (HOSTS.md section 9). Matching is on normalized text: XML/HTML entities decoded and runs
+ * (docs/hosts.md). Matching is on normalized text: XML/HTML entities decoded and runs
  * of whitespace collapsed, because hosts embed descriptions in XML, JSON and Markdown.
  */
 import type { RecordedRequest } from "./stub-model.js";

@@ -13,7 +13,7 @@ function pad(text: string, width: number): string {
 /** Render the report for a person. */
 export function formatVerifyReport(report: VerifyReport): string {
   const lines: string[] = [];
-  const version = report.hostVersion === report.expectedHostVersion ? report.hostVersion : `${report.hostVersion} (HOSTS.md: ${report.expectedHostVersion})`;
+  const version = report.hostVersion === report.expectedHostVersion ? report.hostVersion : `${report.hostVersion} (hermit was verified with ${report.expectedHostVersion})`;
   lines.push(`hermit verify: ${report.host} ${version} in ${report.workspace}`);
   lines.push(
     `host run: ${report.run.timedOut ? "timed out" : `exit ${report.run.exitCode ?? report.run.signal}`}, ` +

@@ -1,6 +1,6 @@
 /**
  * The host programs `hermit verify` launches: which executable, which npm package ships it,
- * and the version HOSTS.md records (the version hermit's host declarations were written
+ * and the version hermit was verified with (the version hermit's host declarations were written
  * against). Finding the program on `PATH`, or at `--host-bin`, and asking its version.
  */
 import { accessSync, constants, statSync } from "node:fs";
@@ -15,7 +15,7 @@ export interface HostProgram {
   bin: string;
   /** The npm package that installs it. */
   npmPackage: string;
-  /** The version HOSTS.md records. */
+  /** The version hermit was verified with (docs/hosts.md). */
   version: string;
 }
 
@@ -46,7 +46,7 @@ function isExecutableFile(path: string): boolean {
 /**
  * The absolute path of the host's executable: `hostBin` when given (it must exist and be
  * executable), else the first match on `PATH`. Throws HOST_NOT_INSTALLED (exit 2) naming
- * the npm package and the version HOSTS.md records.
+ * the npm package and the version hermit was verified with.
  */
 export function findHostProgram(host: HostId, options: { hostBin?: string; path?: string; cwd?: string } = {}): string {
   const program = HOST_PROGRAMS[host];
@@ -56,7 +56,7 @@ export function findHostProgram(host: HostId, options: { hostBin?: string; path?
     if (isExecutableFile(candidate)) return candidate;
     throw new HermitError(
       "HOST_NOT_INSTALLED",
-      `${candidate}: --host-bin is not an executable file; install the ${host} program with \`${installHint(program)}\` (${wanted}, the version HOSTS.md records)`,
+      `${candidate}: --host-bin is not an executable file; install the ${host} program with \`${installHint(program)}\` (${wanted}, the version hermit was verified with)`,
       { host, path: candidate, npmPackage: program.npmPackage, version: program.version },
     );
   }
@@ -67,7 +67,7 @@ export function findHostProgram(host: HostId, options: { hostBin?: string; path?
   }
   throw new HermitError(
     "HOST_NOT_INSTALLED",
-    `\`${program.bin}\` (the ${host} program) is not on PATH; install it with \`${installHint(program)}\` (${wanted}, the version HOSTS.md records) or pass --host-bin`,
+    `\`${program.bin}\` (the ${host} program) is not on PATH; install it with \`${installHint(program)}\` (${wanted}, the version hermit was verified with) or pass --host-bin`,
     { host, bin: program.bin, npmPackage: program.npmPackage, version: program.version },
   );
 }

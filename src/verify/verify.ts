@@ -51,7 +51,7 @@ export interface VerifyReport {
   /** True when every item the host declaration guarantees was discovered. */
   passed: boolean;
   items: VerifiedItem[];
-  /** The version HOSTS.md records, and the npm package. */
+  /** The version hermit was verified with (docs/hosts.md), and the npm package. */
   expectedHostVersion: string;
   npmPackage: string;
   /** The executable that ran. */

@@ -1,4 +1,4 @@
-/** DESIGN.md section 2: every row of the edit table, the limits, the load and custom checks. */
+/** docs/spec-check.md: every row of the edit table, the limits, the load and custom checks. */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";

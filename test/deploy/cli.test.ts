@@ -1,4 +1,4 @@
-/** The commands through the built CLI: output, --json, exit codes (DESIGN.md §8). */
+/** The commands through the built CLI: output, --json, exit codes (docs/cli.md). */
 import { execFile } from "node:child_process";
 import { appendFile, readFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * The real host programs (test/hosts/node_modules/.bin, HOSTS.md versions) parse what
+ * The real host programs (test/hosts/node_modules/.bin, the versions docs/hosts.md lists) parse what
  * `hermit deploy` wrote, offline, each in an isolated HOME / CODEX_HOME / XDG dirs / TMPDIR
  * with the activation steps of the deployment report performed there (never in the real ~).
  * A host whose binary is absent is skipped with the reason; the "connected" checks need the

@@ -1,4 +1,4 @@
-/** Each repair case of DESIGN.md section 2, inside a run: the raw candidate is kept, the repair is committed, the learner sees it next step. */
+/** Each repair case of docs/spec-check.md, inside a run: the raw candidate is kept, the repair is committed, the learner sees it next step. */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

@@ -70,7 +70,7 @@ describe("train: accept, reject, record", () => {
     expect(fsckResult.status).toBe(0);
     expect(fsckResult.output).not.toMatch(/error|warning|missing|broken|dangling commit/i);
 
-    // The run directory, as DESIGN.md shows it.
+    // The run directory, as docs/trainer.md shows it.
     const runDir = join(runsDir, "basic");
     for (const part of ["root/adapter.yaml", "rollout_adapter/ADAPTER.md", "workspace/adapter/ADAPTER.md", "workspace/state/notes.txt", "checkout/ADAPTER.md", "run.json", "CARD.md"]) {
       expect(existsSync(join(runDir, part)), part).toBe(true);

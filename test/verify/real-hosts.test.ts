@@ -1,5 +1,5 @@
 /**
- * `hermit verify` with the real host programs at HOSTS.md's versions (test/hosts, installed
+ * `hermit verify` with the real host programs at the version hermit was verified withs (test/hosts, installed
  * by scripts/setup-hosts.sh). One file, run in sequence, so that no two hosts run at once.
  *
  * 1. The full matrix: deployments of the example adapter for all five hosts, each verified

@@ -100,7 +100,7 @@ describe("workspace guard", () => {
 });
 
 describe("finding the host program", () => {
-  it("names the npm package and HOSTS.md's version when the program is not on PATH", () => {
+  it("names the npm package and the version hermit was verified with when the program is not on PATH", () => {
     const error = (() => {
       try {
         findHostProgram("codex", { path: "/nonexistent" });

@@ -1,5 +1,5 @@
 /**
- * Claude Code 2.1.328 (HOSTS.md §3, §6, §9): `claude -p` against an Anthropic Messages stub
+ * Claude Code 2.1.328 (docs/hosts.md): `claude -p` against an Anthropic Messages stub
  * through `ANTHROPIC_BASE_URL`, with the folder trust the report lists written to
  * `~/.claude.json`. Skills and subagents appear as `- name: description` lists in a
  * message; MCP tools as `mcp__<server>__<tool>` (deferred tools are listed by name). The

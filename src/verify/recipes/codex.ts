@@ -1,5 +1,5 @@
 /**
- * Codex CLI 0.169 (HOSTS.md §2, §6, §9): `codex exec` against an OpenAI Responses stub named
+ * Codex CLI 0.169 (docs/hosts.md): `codex exec` against an OpenAI Responses stub named
  * as a model provider in `$CODEX_HOME/config.toml`; the project trust the report lists is
  * added to the same file. Roles appear in `spawn_agent`'s `agent_type` description, MCP
  * tools in a `mcp__<server>` namespace (hyphens become underscores).

@@ -1,5 +1,5 @@
 /**
- * Gemini CLI 0.61 (HOSTS.md §5, §6, §9): `gemini -p` against a Gemini
+ * Gemini CLI 0.61 (docs/hosts.md): `gemini -p` against a Gemini
  * `streamGenerateContent` stub through `GOOGLE_GEMINI_BASE_URL`, with API-key auth selected
  * in `~/.gemini/settings.json`, and the folder trust and agent acknowledgments the report
  * lists. `--approval-mode yolo` keeps MCP tools in headless mode (the stub never calls a

@@ -1,5 +1,5 @@
 /**
- * OpenCode 1.18.33 (HOSTS.md §5, §6, §9): `opencode run` against a Chat Completions stub
+ * OpenCode 1.18.33 (docs/hosts.md): `opencode run` against a Chat Completions stub
  * declared as an `@ai-sdk/openai-compatible` provider in a config file passed with
  * `OPENCODE_CONFIG` (the project's `opencode.json` still applies). No trust gate. Subagents
  * appear in the `task` tool's description, skills in `<available_skills>`, MCP tools as

@@ -1,5 +1,5 @@
 /**
- * Pi 0.73.1 (HOSTS.md §4, §6, §9): a Chat Completions stub declared as a custom provider in
+ * Pi 0.73.1 (docs/hosts.md): a Chat Completions stub declared as a custom provider in
  * `$PI_CODING_AGENT_DIR/models.json`. Pi lists skills in `<available_skills>` XML; it has no
  * subagents and no MCP of its own (the pi-mcp-adapter extension the report asks for is not
  * installed by verify, so the tools stay best-effort).
@@ -37,6 +37,6 @@ export const piRecipe: HostRecipe = {
 
   listings: [],
 
-  // pi-mcp-adapter's direct tools are `<server>_<tool>` (HOSTS.md §4: `pidemo_count_words`).
+  // pi-mcp-adapter's direct tools are `<server>_<tool>` (docs/hosts.md: the extension's direct tools).
   toolNames: (server, tool) => [`${server.replace(/[^A-Za-z0-9]/g, "")}_${tool}`, `${server}_${tool}`],
 };

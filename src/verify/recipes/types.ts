@@ -1,6 +1,6 @@
 /**
  * A verify recipe: how to run one host program against the stub model in an isolated home
- * (HOSTS.md sections 6 and 9). Recipes are pure: they describe files, environment and
+ * (docs/hosts.md). Recipes are pure: they describe files, environment and
  * argv; the verify shell writes and runs them.
  */
 import type { ActivationStep, HostId } from "../../hosts/types.js";
