@@ -2,7 +2,8 @@
 import { probeBwrap } from "../src/sandbox/bwrap.js";
 import { mkdtemp, mkdir, readFile, readdir, rm, symlink, writeFile, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { afterAll } from "vitest";
 
 export const repoRoot = join(import.meta.dirname, "..");
@@ -66,6 +67,36 @@ export async function readTree(dir: string): Promise<Record<string, string>> {
 /** The one bubblewrap probe hermit itself uses: whether the sandbox works here, and if not, why. */
 export const bwrap = await probeBwrap();
 export const hasBwrap = bwrap.available;
+/** Why the bubblewrap tests cannot run here (undefined: they can). */
+export const noBwrap = bwrap.available ? undefined : `bubblewrap: ${bwrap.reason}`;
+
+const printedSkips = new Set<string>();
+
+/**
+ * `it.skipIf(skipBecause(reason))`: true when `reason` is given, and then the reason is printed
+ * (once per file) where the default reporter shows it, so a skipped test always says why.
+ */
+export function skipBecause(reason: string | undefined): boolean {
+  if (reason === undefined) return false;
+  if (!printedSkips.has(reason)) {
+    printedSkips.add(reason);
+    console.warn(`[skipped] ${reason}`);
+  }
+  return true;
+}
+
+/**
+ * Where the host tests find the five host CLIs: `HERMIT_HOST_BIN_DIR` (host programs already
+ * installed elsewhere), else `test/hosts/node_modules/.bin` (`npm run setup:hosts`).
+ */
+export const hostBinDir = process.env.HERMIT_HOST_BIN_DIR ? resolve(process.env.HERMIT_HOST_BIN_DIR) : join(repoRoot, "test", "hosts", "node_modules", ".bin");
+
+/** Why the host program `bin` (claude, codex, pi, opencode, gemini) cannot be run here, or undefined. */
+export function noHost(bin: string): string | undefined {
+  return existsSync(join(hostBinDir, bin))
+    ? undefined
+    : `${bin} is not in ${hostBinDir} (run npm run setup:hosts, or set HERMIT_HOST_BIN_DIR to a folder holding the host programs)`;
+}
 export const expectedIsolation = hasBwrap ? "bwrap" : "none";
 export const isolationText = hasBwrap
   ? "ran without network (bwrap)"

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { checkSpec } from "../../src/check/check.js";
-import { copyDir, exampleAdapter, exampleTemplate, expectedIsolation, hasBwrap, testdir } from "../helpers.js";
+import { copyDir, exampleAdapter, exampleTemplate, expectedIsolation, noBwrap, skipBecause, testdir } from "../helpers.js";
 
 const candidate = (overrides = {}) => copyDir(exampleAdapter, overrides);
 
@@ -221,7 +221,7 @@ describe("checkSpec: the load check and the custom check", () => {
     ]);
   });
 
-  it.skipIf(!hasBwrap)("isolates the checker from the network with bwrap, and says when it did not", async () => {
+  it.skipIf(skipBecause(noBwrap))("isolates the checker from the network with bwrap, and says when it did not", async () => {
     const server = createServer((socket) => socket.end());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;

@@ -15,7 +15,7 @@ import { HermitError } from "../../src/errors.js";
 import { Session } from "../../src/runtime/session.js";
 import { checkSpec } from "../../src/check/check.js";
 import { runCli } from "../cli/run-cli.js";
-import { copyDir, exampleAdapter, exampleTemplate, hasBwrap, testdir } from "../helpers.js";
+import { copyDir, exampleAdapter, exampleTemplate, noBwrap, skipBecause, testdir } from "../helpers.js";
 
 /** A one-tool adapter that is its own template root (fixed: tools.ts). */
 function selfRooted(entrypoint: string, tools = "export function countWords() { return 1; }\n") {
@@ -249,7 +249,7 @@ describe("code in the child process", () => {
     expect(run.stderr).toBe("hermit: error USAGE: --timeout-ms: 'abc' must be an integer from 1 to 2147483647\n");
   });
 
-  it.skipIf(!hasBwrap)("returns when the checker returns, and what it started is gone (bwrap PID namespace)", async () => {
+  it.skipIf(skipBecause(noBwrap))("returns when the checker returns, and what it started is gone (bwrap PID namespace)", async () => {
     const marker = `3600.${process.pid}1`;
     const root = await rootWithCheck(
       "import { spawn } from 'node:child_process';\n" +

@@ -16,7 +16,7 @@ import { PENDING_FILE, RECORD_FILE } from "../../src/deploy/record.js";
 import { HermitError } from "../../src/errors.js";
 import { hermitCli } from "../../src/package-root.js";
 import { runCli } from "../cli/run-cli.js";
-import { copyDir, exampleAdapter, readTree, tempDir, testdir } from "../helpers.js";
+import { copyDir, exampleAdapter, readTree, repoRoot, skipBecause, tempDir, testdir } from "../helpers.js";
 
 /** The pid of a process that has exited (so temp files named after it are stale). */
 function deadPid(): number {
@@ -186,14 +186,45 @@ describe("a write the file system refuses", () => {
   });
 });
 
-/** argv that runs the CLI as an unprivileged user (root reads and writes anything). */
-function unprivileged(): string[] | undefined {
-  if (process.getuid?.() !== 0) return [process.execPath, hermitCli];
-  return existsSync("/usr/bin/setpriv") ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, hermitCli] : undefined;
+/** The unprivileged user the permission tests run as, when this process is root (root reads and writes anything). */
+const NOBODY = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+
+/** Whether the unprivileged user can read `file` (every folder above it must be traversable). */
+function nobodyCanRead(file: string): boolean {
+  const probe = `require("fs").accessSync(${JSON.stringify(file)}, require("fs").constants.R_OK)`;
+  return spawnSync(NOBODY[0], [...NOBODY.slice(1), process.execPath, "-e", probe]).status === 0;
 }
 
-describe("files the user running hermit may not read or write", () => {
-  const argv = unprivileged();
+/**
+ * hermit's CLI where the unprivileged user can run it: the checkout's own `dist/cli.js`, or, when
+ * the checkout sits under a folder that user cannot traverse (a clone in root's home), a copy of
+ * what the CLI needs (hard links where the file system allows) in a folder it can read.
+ */
+async function cliForNobody(): Promise<string | undefined> {
+  if (nobodyCanRead(hermitCli)) return hermitCli;
+  const copy = await tempDir("hermit-cli-copy-");
+  await chmod(copy, 0o755);
+  for (const entry of ["package.json", "dist", "schemas", "templates", "node_modules"]) {
+    const from = join(repoRoot, entry);
+    if (!existsSync(from)) continue;
+    const linked = spawnSync("cp", ["-al", from, copy]).status === 0;
+    if (!linked && spawnSync("cp", ["-a", from, copy]).status !== 0) return undefined;
+  }
+  const cli = join(copy, "dist", "cli.js");
+  return nobodyCanRead(cli) ? cli : undefined;
+}
+
+/** argv that runs the CLI as an unprivileged user, or why it cannot be done here. */
+async function unprivileged(): Promise<{ argv?: string[]; reason?: string }> {
+  if (process.getuid?.() !== 0) return { argv: [process.execPath, hermitCli] };
+  if (!existsSync(NOBODY[0])) return { reason: "running as root without /usr/bin/setpriv, so no unprivileged user to run hermit as" };
+  if (!nobodyCanRead(process.execPath)) return { reason: `the unprivileged user (uid 65534) cannot run ${process.execPath}` };
+  const cli = await cliForNobody();
+  return cli ? { argv: [...NOBODY, process.execPath, cli] } : { reason: "the unprivileged user (uid 65534) cannot read hermit's files, even copied to a temp folder" };
+}
+
+describe("files the user running hermit may not read or write", async () => {
+  const { argv, reason } = await unprivileged();
   const runAs = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(argv![0], [...argv!.slice(1), ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -204,7 +235,7 @@ describe("files the user running hermit may not read or write", () => {
       child.on("close", (code) => resolve({ code, stdout, stderr }));
     });
 
-  it.skipIf(argv === undefined)("are reported with the file and the reason (status, deploy, undeploy), never as an internal error", async () => {
+  it.skipIf(skipBecause(reason))("are reported with the file and the reason (status, deploy, undeploy), never as an internal error", async () => {
     const parent = await tempDir();
     await chmod(parent, 0o777);
     const adapter = join(parent, "adapter");

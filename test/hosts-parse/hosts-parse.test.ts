@@ -13,10 +13,9 @@ import { stringify as stringifyToml } from "smol-toml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deploy, status } from "../../src/deploy/deploy.js";
 import type { DeploymentReport } from "../../src/deploy/record.js";
-import { exampleAdapter, repoRoot, tempDir } from "../helpers.js";
+import { exampleAdapter, hostBinDir, noHost, skipBecause, tempDir } from "../helpers.js";
 
-const BIN = join(repoRoot, "test", "hosts", "node_modules", ".bin");
-const present = (name: string) => existsSync(join(BIN, name));
+const BIN = hostBinDir;
 
 interface Sandbox {
   home: string;
@@ -78,7 +77,7 @@ async function expectUntouched(box: Sandbox, hostId: string) {
   expect((await deploy({ adapter: exampleAdapter, workspace: box.workspace, host: hostId })).changed).toBe(false);
 }
 
-describe.skipIf(!present("claude"))("claude-code (claude mcp list)", () => {
+describe.skipIf(skipBecause(noHost("claude")))("claude-code (claude mcp list)", () => {
   let box: Sandbox;
   let listing: { code: number; output: string };
   beforeAll(async () => {
@@ -99,7 +98,7 @@ describe.skipIf(!present("claude"))("claude-code (claude mcp list)", () => {
   });
 });
 
-describe.skipIf(!present("codex"))("codex (codex mcp get --json, debug prompt-input)", () => {
+describe.skipIf(skipBecause(noHost("codex")))("codex (codex mcp get --json, debug prompt-input)", () => {
   let box: Sandbox;
   beforeAll(async () => {
     box = await sandbox("codex");
@@ -128,7 +127,7 @@ describe.skipIf(!present("codex"))("codex (codex mcp get --json, debug prompt-in
   });
 });
 
-describe.skipIf(!present("opencode"))("opencode (mcp list, agent list, debug skill)", () => {
+describe.skipIf(skipBecause(noHost("opencode")))("opencode (mcp list, agent list, debug skill)", () => {
   let box: Sandbox;
   let listing: { code: number; output: string };
   beforeAll(async () => {
@@ -153,7 +152,7 @@ describe.skipIf(!present("opencode"))("opencode (mcp list, agent list, debug ski
   });
 });
 
-describe.skipIf(!present("gemini"))("gemini (mcp list, skills list)", () => {
+describe.skipIf(skipBecause(noHost("gemini")))("gemini (mcp list, skills list)", () => {
   let box: Sandbox;
   let listing: { code: number; output: string };
   beforeAll(async () => {

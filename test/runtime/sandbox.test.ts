@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
 import { bwrapArguments } from "../../src/sandbox/bwrap.js";
 import { Session } from "../../src/runtime/session.js";
-import { hasBwrap, tempDir, testdir } from "../helpers.js";
+import { noBwrap, skipBecause, tempDir, testdir } from "../helpers.js";
 import { ensureBuilt, fixtureAdapter, fixtureTree } from "./fixture.js";
 
 
@@ -80,7 +80,7 @@ describe("Session without bubblewrap", () => {
   });
 });
 
-describe.skipIf(!hasBwrap)("Session with sandbox: true (bubblewrap)", () => {
+describe.skipIf(skipBecause(noBwrap))("Session with sandbox: true (bubblewrap)", () => {
   let adapter: string;
   let outside: string;
   let evidence: string;

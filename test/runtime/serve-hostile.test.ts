@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Session } from "../../src/runtime/session.js";
-import { hasBwrap, testdir } from "../helpers.js";
+import { noBwrap, skipBecause, testdir } from "../helpers.js";
 import { ensureBuilt, hermitCli } from "./fixture.js";
 
 const TOOLS = `import { writeSync } from "node:fs";
@@ -281,7 +281,7 @@ describe("hermit serve over HTTP, foreign headers and bodies", () => {
 });
 
 describe("Session with malformed tool calls", () => {
-  const variants = [{ sandbox: false }, ...(hasBwrap ? [{ sandbox: true }] : [])];
+  const variants = [{ sandbox: false }, ...(skipBecause(noBwrap) ? [] : [{ sandbox: true }])];
 
   it.each(variants)("refuses non-object arguments the same way in and out of the sandbox (%j)", async ({ sandbox }) => {
     await ensureBuilt();

@@ -4,9 +4,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostId } from "../../src/hosts/types.js";
 import { HOST_PROGRAMS } from "../../src/verify/programs.js";
-import { copyDir, exampleAdapter, repoRoot } from "../helpers.js";
+import { copyDir, exampleAdapter, hostBinDir, repoRoot } from "../helpers.js";
 
-export const HOST_BIN_DIR = join(repoRoot, "test", "hosts", "node_modules", ".bin");
+export const HOST_BIN_DIR = hostBinDir;
 export const ALL_HOSTS: HostId[] = ["codex", "claude-code", "pi", "opencode", "gemini"];
 
 /** The host's executable in test/hosts, or undefined when `scripts/setup-hosts.sh` has not installed it. */
@@ -17,7 +17,7 @@ export function hostBin(host: HostId): string | undefined {
 
 export function missingReason(host: HostId): string {
   const program = HOST_PROGRAMS[host];
-  return `${program.bin} is not installed in test/hosts (run scripts/setup-hosts.sh for ${program.npmPackage}@${program.version})`;
+  return `${program.bin} is not in ${HOST_BIN_DIR} (npm run setup:hosts installs ${program.npmPackage}@${program.version}; or set HERMIT_HOST_BIN_DIR)`;
 }
 
 /** The example adapter; for Pi (no subagents) a copy without `exports.agents`. */

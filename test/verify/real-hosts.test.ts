@@ -22,7 +22,7 @@ import { hermitCli } from "../../src/package-root.js";
 import { parseVersion } from "../../src/verify/programs.js";
 import { verifyWorkspace, type VerifyReport } from "../../src/verify/verify.js";
 import { runCli } from "../cli/run-cli.js";
-import { exampleAdapter, readTree, tempDir } from "../helpers.js";
+import { exampleAdapter, readTree, skipBecause, tempDir } from "../helpers.js";
 import { ALL_HOSTS, HOST_BIN_DIR, adapterFor, hostBin, missingReason, verifyProcesses } from "./fixtures.js";
 
 /** What each host must show for the example adapter: [kind, name, discovered, counted]. */
@@ -65,8 +65,8 @@ const KIND_OF: Record<string, "context" | "skills" | "agents" | "tools"> = { con
 describe.sequential("hermit verify with the real hosts", () => {
   for (const host of ALL_HOSTS) {
     const bin = hostBin(host);
-    it.skipIf(!bin || !existsSync(hermitCli))(
-      `${host}: every export the declaration guarantees is discovered${bin ? "" : ` (skipped: ${missingReason(host)})`}`,
+    it.skipIf(skipBecause(whyNot(host)))(
+      `${host}: every export the declaration guarantees is discovered`,
       async () => {
         const adapter = await adapterFor(host);
         const workspace = await tempDir(`hermit-vtest-${host}-`);
@@ -140,7 +140,12 @@ function verdicts(report: VerifyReport): Array<[string, string, boolean]> {
   return report.items.map((item) => [item.kind, item.name, item.discovered]);
 }
 
-const skipUnless = (host: HostId) => !hostBin(host) || !existsSync(hermitCli);
+/** Why `host` cannot be verified here, or undefined. */
+function whyNot(host: HostId): string | undefined {
+  if (!existsSync(hermitCli)) return `${hermitCli} is missing: build hermit first (npm run build)`;
+  return hostBin(host) ? undefined : missingReason(host);
+}
+const skipUnless = (host: HostId) => skipBecause(whyNot(host));
 const title = (host: HostId, text: string) => `${host}: ${text}${hostBin(host) ? "" : ` (skipped: ${missingReason(host)})`}`;
 
 describe.sequential("hermit verify reports a broken deployment", () => {

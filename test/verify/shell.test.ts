@@ -4,7 +4,6 @@
  * deployment report is a usage error (exit 2) that says what to install. Two tests start a
  * real host program from test/hosts only to read its --version or warnings (skipped without it).
  */
-import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,7 +13,7 @@ import { killMarked, processesMarked, runProcess } from "../../src/verify/proces
 import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, parseVersion } from "../../src/verify/programs.js";
 import { restoreWorkspace, snapshotWorkspace } from "../../src/verify/workspace-guard.js";
 import { runCli } from "../cli/run-cli.js";
-import { exampleAdapter, readTree, repoRoot, tempDir, testdir } from "../helpers.js";
+import { exampleAdapter, hostBinDir, noHost, readTree, skipBecause, tempDir, testdir } from "../helpers.js";
 
 /** True while `pid` exists and is not a zombie. */
 async function alive(pid: number): Promise<boolean> {
@@ -171,8 +170,8 @@ describe("hermit verify: bad input (exit 2)", () => {
     expect(hostOfVersionOutput("0.61.0")).toBeUndefined();
   });
 
-  const codexBin = join(repoRoot, "test", "hosts", "node_modules", ".bin", "codex");
-  it.skipIf(!existsSync(codexBin))("warns when a deploy was interrupted in the workspace (needs test/hosts' codex)", async () => {
+  const codexBin = join(hostBinDir, "codex");
+  it.skipIf(skipBecause(noHost("codex")))("warns when a deploy was interrupted in the workspace", async () => {
     const workspace = await tempDir();
     await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
     await writeFile(join(workspace, ".hermit-deploy.pending.json"), await readFile(join(workspace, ".hermit-deploy.json")));
@@ -183,8 +182,8 @@ describe("hermit verify: bad input (exit 2)", () => {
     );
   });
 
-  const claudeBin = join(repoRoot, "test", "hosts", "node_modules", ".bin", "claude");
-  it.skipIf(!existsSync(claudeBin))("refuses another host's program given as --host-bin, naming both (needs test/hosts' claude)", async () => {
+  const claudeBin = join(hostBinDir, "claude");
+  it.skipIf(skipBecause(noHost("claude")))("refuses another host's program given as --host-bin, naming both", async () => {
     const workspace = await tempDir();
     await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
     const before = await readTree(workspace);

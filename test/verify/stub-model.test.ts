@@ -9,11 +9,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { protocolOf, startStubModel, type StubModel } from "../../src/verify/stub-model.js";
-import { repoRoot } from "../helpers.js";
+import { hostBinDir, skipBecause } from "../helpers.js";
 
-const HOST_MODULES = join(repoRoot, "test", "hosts", "node_modules");
+/** The host CLIs' own node_modules (beside their .bin folder). */
+const HOST_MODULES = join(hostBinDir, "..");
 const sdk = (name: string) => join(HOST_MODULES, ...name.split("/"));
-const hasSdk = (name: string) => existsSync(join(sdk(name), "package.json"));
+/** Why the vendor SDK `name` (shipped inside the host CLIs) cannot be loaded here, or undefined. */
+const noSdk = (name: string) =>
+  existsSync(join(sdk(name), "package.json")) ? undefined : `${name} is not in ${HOST_MODULES} (it comes with the host CLIs: npm run setup:hosts)`;
 const importSdk = async (name: string, entry: string) => import(pathToFileURL(join(sdk(name), entry)).href);
 
 let stub: StubModel | undefined;
@@ -95,7 +98,7 @@ describe("stub model: routes", () => {
 });
 
 describe("stub model: the vendors' SDKs complete a streamed answer", () => {
-  it.skipIf(!hasSdk("@anthropic-ai/sdk"))("Anthropic Messages (streaming)", async () => {
+  it.skipIf(skipBecause(noSdk("@anthropic-ai/sdk")))("Anthropic Messages (streaming)", async () => {
     stub = await startStubModel({ reply: "anthropic ok" });
     const { default: Anthropic } = await importSdk("@anthropic-ai/sdk", "index.mjs");
     const client = new Anthropic({ apiKey: "x", baseURL: stub.url, maxRetries: 0 });
@@ -107,7 +110,7 @@ describe("stub model: the vendors' SDKs complete a streamed answer", () => {
     expect(stub.requests[0]).toMatchObject({ protocol: "anthropic-messages", body: { stream: true, model: "claude-test" } });
   });
 
-  it.skipIf(!hasSdk("openai"))("OpenAI Responses (streaming)", async () => {
+  it.skipIf(skipBecause(noSdk("openai")))("OpenAI Responses (streaming)", async () => {
     stub = await startStubModel({ reply: "responses ok" });
     const { default: OpenAI } = await importSdk("openai", "index.mjs");
     const client = new OpenAI({ apiKey: "x", baseURL: `${stub.url}/v1`, maxRetries: 0 });
@@ -121,7 +124,7 @@ describe("stub model: the vendors' SDKs complete a streamed answer", () => {
     expect(stub.requests[0]).toMatchObject({ protocol: "openai-responses", body: { stream: true } });
   });
 
-  it.skipIf(!hasSdk("openai"))("OpenAI Chat Completions (streaming, with usage)", async () => {
+  it.skipIf(skipBecause(noSdk("openai")))("OpenAI Chat Completions (streaming, with usage)", async () => {
     stub = await startStubModel({ reply: "chat ok" });
     const { default: OpenAI } = await importSdk("openai", "index.mjs");
     const client = new OpenAI({ apiKey: "x", baseURL: `${stub.url}/v1`, maxRetries: 0 });
@@ -143,7 +146,7 @@ describe("stub model: the vendors' SDKs complete a streamed answer", () => {
     expect(usage).toMatchObject({ total_tokens: 2 });
   });
 
-  it.skipIf(!hasSdk("@google/genai"))("Gemini streamGenerateContent and generateContent", async () => {
+  it.skipIf(skipBecause(noSdk("@google/genai")))("Gemini streamGenerateContent and generateContent", async () => {
     stub = await startStubModel({ reply: "gemini ok" });
     const { GoogleGenAI } = await importSdk("@google/genai", "dist/node/index.mjs");
     const client = new GoogleGenAI({ apiKey: "x", httpOptions: { baseUrl: stub.url } });
