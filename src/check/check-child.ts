@@ -39,6 +39,36 @@ const writeLine = (line: string, done?: () => void) => void writeStdout(`${line}
 /** Thrown by `process.exit` while adapter or template code runs: an exit is reported, not obeyed. */
 class ExitCalled extends Error {}
 
+const SIGNATURE_HINT =
+  "reads '.adapter' of its first argument, which is the candidate's absolute path as a string: " +
+  "a checker is called as check(adapterPath, { root }) (write `export function check(adapterPath: string, { root }: { root: string })`)";
+
+/**
+ * Notice a checker written for `check({ adapter, root })`. Its first argument is a plain
+ * string, and a string has no `adapter`: reading it (`input.adapter`, or destructuring
+ * `{ adapter }`) would give `undefined` and fail later with an unrelated message ("The
+ * "path" argument must be of type string"). While the custom check runs, reading `adapter`
+ * of any string throws a clear error instead; no checker that treats its argument as the
+ * path string reads such a property, so nothing else is affected. This process exists only
+ * to run the check, so changing `String.prototype` here touches no one else.
+ */
+function watchForOldSignature(): { stop(): boolean } {
+  let used = false;
+  Object.defineProperty(String.prototype, "adapter", {
+    configurable: true,
+    get() {
+      used = true;
+      throw new TypeError(SIGNATURE_HINT);
+    },
+  });
+  return {
+    stop() {
+      delete (String.prototype as { adapter?: unknown }).adapter;
+      return used;
+    },
+  };
+}
+
 function normalizeCheckResult(value: unknown, spec: string): { issues: Issue[] } | { error: string } {
   const list = Array.isArray(value) ? value : (value as { issues?: unknown } | null)?.issues;
   if (!Array.isArray(list)) {
@@ -72,11 +102,15 @@ async function handle(request: ChildRequest, step: (what: string) => void): Prom
   if (request.check) {
     const spec = `${request.check.file}:${request.check.function}`;
     step(`custom ${spec}`);
+    const misuse = watchForOldSignature();
     try {
       const check = await loadExport(request.root, request.check);
-      response.custom = normalizeCheckResult(await check({ adapter: request.adapter, root: request.root }), spec);
+      response.custom = normalizeCheckResult(await check(request.adapter, { root: request.root }), spec);
     } catch (error) {
       response.custom = { error: `custom check ${spec} failed: ${message(error)}` };
+    } finally {
+      // Even a checker that caught the signature error did not check what it meant to.
+      if (misuse.stop()) response.custom = { error: `custom check ${spec} ${SIGNATURE_HINT}` };
     }
   }
   if (request.exporter) {
