@@ -46,6 +46,10 @@ export const ErrorCodes = {
   SANDBOX_UNAVAILABLE: ExitCode.input,
   /** A long-running command (verify) was interrupted; it cleaned up before exiting. */
   INTERRUPTED: ExitCode.problems,
+  /** A model call failed after its retries (HTTP error, timeout, network). */
+  MODEL_CALL_FAILED: ExitCode.problems,
+  /** A model call or rollout was not started because it would pass a budget. */
+  BUDGET_EXCEEDED: ExitCode.problems,
 } as const;
 export type ErrorCode = keyof typeof ErrorCodes;
 
