@@ -9,4 +9,6 @@ export const builtinEvolvers: Record<string, () => Promise<Evolver>> = {
   select: async () => (await import("./select.js")).select,
   /** Changes nothing: a baseline, and the Trainer's overhead benchmark. */
   noop: async () => (await import("./noop.js")).noop,
+  /** Reflective rewriting of the adapter's text files by a learner model (`--learner-model`). */
+  reflect: async () => (await import("./reflect/reflect.js")).reflect,
 };

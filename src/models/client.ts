@@ -277,3 +277,40 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   return present.length <= 1 ? present[0] : AbortSignal.any(present);
 }
+
+/**
+ * The learner API an Evolver gets as `ctx.model`: one `generate`, metered, budgeted and recorded
+ * by the Trainer (`steps/<n>/calls/`). A call that would pass a budget throws a `BUDGET_EXCEEDED`
+ * HermitError without being made; a provider failure after the retries, `MODEL_CALL_FAILED`.
+ */
+export interface LearnerModel {
+  /** `provider:model-id`. */
+  readonly name: string;
+  /** True when hermit knows the model's price (else costs are unknown). */
+  readonly priced: boolean;
+  generate(request: Omit<GenerateRequest, "signal">): Promise<LearnerResult>;
+}
+
+/** What `ctx.model.generate` returns. */
+export interface LearnerResult {
+  text: string;
+  object?: unknown;
+  finishReason: string;
+  usage?: TokenUsage;
+  costUsd?: number;
+  latencyMs: number;
+  /** The call's number among the step's calls (`calls/<NNNN>.json`). */
+  call: number;
+}
+
+/** `client` as the learner API. */
+export function learnerModel(client: ModelClient): LearnerModel {
+  return {
+    name: client.model.name,
+    priced: client.price !== undefined,
+    async generate(request) {
+      const { record, ...result } = await client.generate(request);
+      return { ...result, call: record.index };
+    },
+  };
+}

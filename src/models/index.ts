@@ -4,7 +4,7 @@
  * through it.
  */
 export { PROVIDERS, PROVIDER_NAMES, parseModelName, resolveModel, type ModelName, type ProviderSpec, type ResolvedModel, type WireProtocol } from "./providers.js";
-export { createModelClient, type GenerateRequest, type GenerateResult, type ModelClient, type ModelClientOptions } from "./client.js";
+export { createModelClient, learnerModel, type GenerateRequest, type GenerateResult, type LearnerModel, type LearnerResult, type ModelClient, type ModelClientOptions } from "./client.js";
 export { callRecorder, type CallRecord, type CallRecorder, type CallAttempt, type CallStatus } from "./calls.js";
 export { costOf, parsePrice, priceOf, priceTable, shippedPrices, worstCaseCost, type Price, type PriceTable } from "./prices.js";
 export { Meter, addSpent, budgetsFrom, emptySpent, hasCostLimit, noBudgets, parseLimit, sumSpent, usd, ROLES, type Budgets, type Estimate, type Limits, type Role, type Scope, type Spent } from "./budget.js";
