@@ -61,10 +61,14 @@ async function findOnPath(name: string): Promise<string | undefined> {
 /**
  * argv that runs `command` inside bubblewrap with no network and nothing writable but
  * `writable`. The command gets its own PID namespace, so every process it starts dies with it.
+ * With `infoFd`, bwrap writes `{ "child-pid": <pid> }` on that descriptor: the host pid of the
+ * namespace's first process, whose end means the whole namespace has ended
+ * (`waitUntilEnded` in `processes.ts`).
  */
-export function isolatedArgv(bwrap: string, command: string[], writable: string[] = []): string[] {
+export function isolatedArgv(bwrap: string, command: string[], writable: string[] = [], infoFd?: number): string[] {
   return [
     bwrap,
+    ...(infoFd === undefined ? [] : ["--info-fd", String(infoFd)]),
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",

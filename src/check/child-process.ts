@@ -1,0 +1,178 @@
+/**
+ * Running `dist/check/check-child.js` on one request: inside bubblewrap when present (no
+ * network, its own PID namespace, the file system read-only), bounded in time and in the size
+ * of its answer. Only lines that carry the request's nonce count; a crash, time-out or
+ * malformed answer becomes a failure naming the step it happened in, never a throw or hang.
+ * It resolves only once what the child started has ended (with bwrap: the whole PID
+ * namespace; without: the child itself).
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { packageRoot } from "../package-root.js";
+import { isolatedArgv, probeBwrap } from "../sandbox/bwrap.js";
+import { identifyProcess, waitUntilEnded, type ProcessIdentity } from "../sandbox/processes.js";
+import type { ChildRequest, ChildResponse } from "./check-child.js";
+import type { Isolation } from "./types.js";
+
+/** The child's answer (stdout) may not be longer; its stderr is kept only for its last lines. */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 16 * 1024;
+/** How long the pipes may stay open once the child exited (something it started holds them). */
+const CLOSE_GRACE_MS = 1000;
+/** How long to wait for killed processes to end before answering anyway. */
+const END_GRACE_MS = 5000;
+/** The descriptor on which bwrap reports the host pid of the namespace's first process. */
+const INFO_FD = 3;
+const childScript = join(packageRoot, "dist", "check", "check-child.js");
+
+export type ChildOutcome = { response: ChildResponse } | { failure: string; step?: string };
+
+export interface ChildRun {
+  outcome: ChildOutcome;
+  isolation: Exclude<Isolation, "not-run">;
+}
+
+/** Run the check child on `request`; `isolate: false` runs it without bubblewrap. */
+export async function runCheckChild(request: ChildRequest, options: { timeoutMs: number; isolate?: boolean }): Promise<ChildRun> {
+  const probe = options.isolate === false ? undefined : await probeBwrap();
+  const bwrap = probe?.available ? probe.path : undefined;
+  const command = [process.execPath, childScript];
+  const argv = bwrap ? isolatedArgv(bwrap, command, [], INFO_FD) : command;
+  const outcome = await runChild(argv, request, options.timeoutMs, bwrap !== undefined);
+  return { outcome, isolation: bwrap ? "bwrap" : "none" };
+}
+
+/** " while importing tool 'x'", from the child's last `step` line. */
+export function describeStep(step: string | undefined): string {
+  if (!step) return "";
+  const [kind, ...rest] = step.split(" ");
+  const what = rest.join(" ");
+  const text = kind === "tool" ? `importing tool '${what}'` : kind === "exporter" ? `running agent exporter ${what}` : `running custom check ${what}`;
+  return ` while ${text}`;
+}
+
+/** The error line ("Error: boom") says more than the source excerpt and stack around it. */
+function lastWords(stderrTail: string): string {
+  const all = stderrTail.trim().split("\n");
+  const errorLine = all.findLast((line) => /^([\w.]*(Error|Exception)\b|Uncaught\b)/.test(line));
+  const lines = errorLine
+    ? [errorLine]
+    : all.filter((line) => line.trim() !== "" && !/^\s+at /.test(line) && !/^Node\.js v\d/.test(line)).slice(-3);
+  const text = lines.map((line) => (line.length > 300 ? `${line.slice(0, 300)}…` : line)).join(" | ");
+  return text ? `: ${text}` : "";
+}
+
+function runChild(argv: string[], request: ChildRequest, timeoutMs: number, sandboxed: boolean): Promise<ChildOutcome> {
+  return new Promise((resolve) => {
+    // bwrap gets its own process group, so a bwrap still setting up can be stopped with it.
+    const stdio = sandboxed ? (["pipe", "pipe", "pipe", "pipe"] as const) : (["pipe", "pipe", "pipe"] as const);
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: [...stdio], detached: sandboxed });
+    const prefix = `${request.nonce} `;
+    let stdoutBytes = 0;
+    let pendingLine = "";
+    let step: string | undefined;
+    let answer: string | undefined;
+    let stderrTail = "";
+    let settled = false;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const exited = new Promise<void>((done) => child.once("exit", () => done()));
+    const namespace = sandboxed ? namespaceInit(child.stdio[INFO_FD] as NodeJS.ReadableStream) : undefined;
+
+    const stop = () => {
+      try {
+        if (sandboxed && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        else child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      // Something the child started may still hold the pipes: never wait on them.
+      for (const stream of child.stdio) stream?.destroy();
+    };
+    const finish = (outcome: ChildOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      stop();
+      void ended(exited, namespace).then(() => resolve(outcome));
+    };
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (answer !== undefined) {
+        try {
+          return finish({ response: JSON.parse(answer) as ChildResponse });
+        } catch {
+          return finish({ failure: `check answered with malformed JSON${describeStep(step)}`, step });
+        }
+      }
+      // Node exits with 13 when the top-level await (the check's promise) can never settle.
+      const how = signal ?? (code === 13 ? "exit 13: its promise never settled" : `exit ${code}`);
+      finish({ failure: `check crashed (${how})${describeStep(step)}${lastWords(stderrTail)}`, step });
+    };
+
+    const timer = setTimeout(
+      () => finish({ failure: `check timed out after ${timeoutMs} ms${describeStep(step)}`, step }),
+      timeoutMs,
+    );
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > MAX_OUTPUT_BYTES) {
+        // An oversized final answer is most likely the custom check's issues, not the last step's.
+        const answering = (pendingLine + chunk.toString("utf8", 0, 64)).startsWith(`${prefix}done `);
+        const at = answering ? undefined : step;
+        finish({ failure: `check answered with more than ${MAX_OUTPUT_BYTES} bytes${describeStep(at)}`, step: at });
+        return;
+      }
+      const lines = (pendingLine + chunk.toString("utf8")).split("\n");
+      pendingLine = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.startsWith(prefix)) continue; // not ours: never trusted
+        const rest = line.slice(prefix.length);
+        if (rest.startsWith("step ")) step = rest.slice(5);
+        else if (rest.startsWith("done ")) answer = rest.slice(5);
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+    });
+    child.on("error", (error) => finish({ failure: `check could not start: ${error.message}` }));
+    child.on("exit", (code, signal) => {
+      graceTimer = setTimeout(() => settle(code, signal), CLOSE_GRACE_MS);
+      child.once("close", () => settle(code, signal));
+    });
+    child.stdin!.on("error", () => undefined);
+    child.stdin!.end(JSON.stringify(request));
+  });
+}
+
+/**
+ * The namespace's first process, from bwrap's `--info-fd` report. bwrap's own monitor exits
+ * as soon as the checked command does, while that first process is still killing the rest
+ * of the namespace; only its end says that nothing the check started is left.
+ */
+function namespaceInit(info: NodeJS.ReadableStream): Promise<ProcessIdentity | undefined> {
+  return new Promise((resolve) => {
+    let text = "";
+    let found = false;
+    const none = () => found || resolve(undefined);
+    info.on("error", none);
+    info.on("close", none);
+    info.on("data", (chunk: Buffer) => {
+      if (found) return;
+      text += chunk.toString("utf8");
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+      if (!pid) return;
+      found = true;
+      // Identified at once, while it surely runs: later its pid could name another process.
+      void identifyProcess(Number(pid)).then(resolve);
+    });
+  });
+}
+
+/** Wait (bounded) for the child and, under bwrap, its whole PID namespace to end. */
+async function ended(exited: Promise<void>, namespace: Promise<ProcessIdentity | undefined> | undefined): Promise<void> {
+  const bound = new Promise<void>((done) => setTimeout(done, END_GRACE_MS).unref());
+  await Promise.race([exited, bound]);
+  const init = namespace && (await Promise.race([namespace, bound.then(() => undefined)]));
+  // bwrap's monitor has ended, so the first process got its parent-death SIGKILL (--die-with-parent).
+  if (init) await waitUntilEnded(init, END_GRACE_MS);
+}
