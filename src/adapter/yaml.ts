@@ -1,24 +1,24 @@
-import { parseDocument } from "yaml";
+import { parseDocument, type YAMLError } from "yaml";
 import { HermitError } from "../errors.js";
 
 /** Aliases beyond this count are treated as an alias bomb. */
 const MAX_ALIAS_COUNT = 100;
+/** Longer source lines are shown as a window around the error's column. */
+const EXCERPT_WIDTH = 100;
+
+export interface YamlOptions {
+  /** The line of `file` on which `text` starts (frontmatter starts on line 2). Default 1. */
+  firstLine?: number;
+}
 
 /**
- * Parse YAML text from `file`, refusing syntax errors (with the line), duplicate keys and
- * alias bombs. Returns plain data.
+ * Parse YAML text from `file`, refusing syntax errors (with the line, an excerpt and a caret
+ * under the column), duplicate keys and alias bombs. Returns plain data.
  */
-export function parseYaml(text: string, file: string): unknown {
+export function parseYaml(text: string, file: string, options: YamlOptions = {}): unknown {
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
   const error = doc.errors[0];
-  if (error) {
-    const line = error.linePos?.[0]?.line;
-    const where = line ? `${file}:${line}` : file;
-    throw new HermitError("YAML_SYNTAX", `${where}: YAML syntax error: ${error.message.split("\n")[0]}`, {
-      path: file,
-      line,
-    });
-  }
+  if (error) throw syntaxError(error, text, file, options.firstLine ?? 1);
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
@@ -28,4 +28,37 @@ export function parseYaml(text: string, file: string): unknown {
       { path: file },
     );
   }
+}
+
+function syntaxError(error: YAMLError, text: string, file: string, firstLine: number): HermitError {
+  // yaml's own message ends in " at line 4, column 63:" and an excerpt of its own; ours
+  // counts lines of the file (not of the frontmatter) and shows one line.
+  const what = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+  const position = error.linePos?.[0];
+  if (!position) return new HermitError("YAML_SYNTAX", `${file}: YAML syntax error: ${what}`, { path: file });
+  const line = position.line + firstLine - 1;
+  const excerpt = excerptAt(text.split("\n")[position.line - 1] ?? "", line, position.col);
+  return new HermitError("YAML_SYNTAX", `${file}:${line}: YAML syntax error: ${what} (line ${line}, column ${position.col})\n${excerpt}`, {
+    path: file,
+    line,
+    column: position.col,
+  });
+}
+
+/**
+ * `  4 | description: a: b` and a caret under `column` (1-based) on the next line. Control
+ * characters (tabs) are shown as spaces so the caret stays in place and the text stays printable.
+ */
+export function excerptAt(source: string, line: number, column: number): string {
+  let shown = source.replace(/\r$/, "").replace(/[\u0000-\u001f\u007f]/g, " ");
+  let caret = Math.max(0, column - 1);
+  if (shown.length > EXCERPT_WIDTH) {
+    const start = Math.max(0, Math.min(caret - EXCERPT_WIDTH / 2, shown.length - EXCERPT_WIDTH));
+    const head = start > 0 ? "…" : "";
+    const tail = start + EXCERPT_WIDTH < shown.length ? "…" : "";
+    shown = `${head}${shown.slice(start, start + EXCERPT_WIDTH)}${tail}`;
+    caret = caret - start + head.length;
+  }
+  const gutter = String(line);
+  return `  ${gutter} | ${shown}\n  ${" ".repeat(gutter.length)} | ${" ".repeat(caret)}^`;
 }

@@ -141,11 +141,16 @@ export const fixedSectionsRule: Rule = ({ candidate, root }) =>
 /** In the order they are reported. */
 export const rules: readonly Rule[] = [requiredFilesRule, fixedSectionsRule, fixedFilesRule, learnableRule];
 
-/** Drop exact duplicates (the reader and a rule may find the same thing), keep order. */
+/**
+ * Drop duplicates, keep order. The reader checks agents and skills in the export folders and
+ * a learnable rule with a format checks the same files again; the rule's copy of a problem
+ * only adds which format (" (format agent)"), so one issue is reported, the first.
+ */
 export function uniqueIssues(issues: Issue[]): Issue[] {
   const seen = new Set<string>();
   return issues.filter((issue) => {
-    const key = `${issue.path}\0${issue.check}\0${issue.problem}`;
+    const problem = issue.check === "format" ? issue.problem.replace(/ \(format [a-z]+\)$/, "") : issue.problem;
+    const key = `${issue.path}\0${issue.check}\0${problem}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

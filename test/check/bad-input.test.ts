@@ -28,6 +28,18 @@ describe("bad input: the manifest", () => {
     expect(error.data.line).toBeGreaterThanOrEqual(6);
   });
 
+  it("shows the offending line of a YAML syntax error with a caret under the column", async () => {
+    const line = "description: Counts words in text: fast and reliable.";
+    const dir = await testdir({ "adapter.yaml": `contract: 1.0.0\nname: bad\nversion: 0.1.0\n${line}\n`, "ADAPTER.md": "# x\n" });
+    const error = await refusal(dir);
+    expect(error.message).toBe(
+      `${dir}/adapter.yaml:4: YAML syntax error: Nested mappings are not allowed in compact mappings (line 4, column 14)\n` +
+        `  4 | ${line}\n` +
+        `    | ${" ".repeat(13)}^`,
+    );
+    expect(error.data).toMatchObject({ line: 4, column: 14 });
+  });
+
   it("refuses a YAML alias bomb", async () => {
     const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) bomb.push(`${"abcdefghij"[i]}: &${"abcdefghij"[i]} [${Array(9).fill(`*${"abcdefghij"[i - 1]}`).join(", ")}]`);

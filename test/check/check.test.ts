@@ -127,12 +127,18 @@ describe("checkSpec: learnable limits and formats", () => {
   it("rejects an agent without a description or body", async () => {
     const dir = await candidate({ "agents/reviewer.md": "---\nname: reviewer\n---\n\n" });
     const { issues } = await checkSpec(dir, exampleTemplate);
-    expect(issues).toEqual(
-      expect.arrayContaining([
-        { path: "agents/reviewer.md", check: "format", problem: "frontmatter 'description' is missing or empty" },
-        { path: "agents/reviewer.md", check: "format", problem: "body (the agent's instructions) is empty" },
-      ]),
-    );
+    // Once each: the reader (agents/ is the export folder) and the learnable rule (format agent) agree.
+    expect(issues).toEqual([
+      { path: "agents/reviewer.md", check: "format", problem: "frontmatter 'description' is missing or empty" },
+      { path: "agents/reviewer.md", check: "format", problem: "body (the agent's instructions) is empty" },
+    ]);
+  });
+
+  it("reports a skill's format problem once, not once from the reader and again from the rule", async () => {
+    const dir = await candidate({ "skills/tidy/SKILL.md": "---\nname: tidy\n---\nTidy up.\n" });
+    expect((await checkSpec(dir, exampleTemplate)).issues).toEqual([
+      { path: "skills/tidy/SKILL.md", check: "format", problem: "frontmatter 'description' is missing or empty" },
+    ]);
   });
 
   it("rejects a skill whose folder name differs from its name", async () => {

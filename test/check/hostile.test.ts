@@ -263,6 +263,24 @@ describe("code in the child process", () => {
     const run = await runCli(["spec", "check", exampleAdapter, "--root", exampleTemplate, "--timeout-ms", "abc"]);
     expect(run).toMatchObject({ code: 2, stdout: "" });
     expect(run.stderr).toBe("hermit: error USAGE: --timeout-ms: 'abc' must be an integer from 1 to 2147483647\n");
+    const duration = await runCli(["spec", "check", exampleAdapter, "--root", exampleTemplate, "--timeout", "soon"]);
+    expect(duration).toMatchObject({ code: 2, stdout: "" });
+    expect(duration.stderr).toBe(
+      "hermit: error USAGE: --timeout: 'soon' must be a positive duration such as 90, 90s, 10m or 1h (plain numbers are seconds)\n",
+    );
+    const both = await runCli(["spec", "check", exampleAdapter, "--root", exampleTemplate, "--timeout", "2m", "--timeout-ms", "5"]);
+    expect(both.stderr).toBe("hermit: error USAGE: --timeout and --timeout-ms set the same limit: give one\n");
+  });
+
+  it("takes the limit in the one duration syntax (--timeout 1.5s), and --timeout-ms as its older spelling", async () => {
+    const root = await rootWithCheck("export const check = () => new Promise(() => { setInterval(() => {}, 1000); });\n");
+    const adapter = await copyDir(exampleAdapter);
+    for (const flags of [["--timeout", "1.5s"], ["--timeout-ms", "1500"]]) {
+      const run = await runCli(["spec", "check", adapter, "--root", root, "--json", ...flags]);
+      expect(JSON.parse(run.stdout).issues).toEqual([
+        { path: "check.ts", check: "custom", problem: "check timed out after 1500 ms while running custom check check.ts:check" },
+      ]);
+    }
   });
 
   it.skipIf(skipBecause(noBwrap))("returns when the checker returns, and what it started is gone (bwrap PID namespace)", async () => {
