@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { defineTask, train } from "../src/train/index.js";
+import { train } from "../src/builtins.js";
+import { defineTask } from "../src/plugin.js";
 import { table } from "./lib.js";
 
 const exec = promisify(execFile);

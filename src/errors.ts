@@ -53,8 +53,16 @@ export const ErrorCodes = {
 } as const;
 export type ErrorCode = keyof typeof ErrorCodes;
 
+/**
+ * The brand every HermitError carries. A plugin with its own copy of hermit throws errors of
+ * another class object; the brand (a registered symbol, the same in every copy) still says
+ * "hermit error", where `instanceof` would not.
+ */
+const HERMIT_ERROR = Symbol.for("hermit.error");
+
 export class HermitError extends Error {
   override readonly name = "HermitError";
+  readonly [HERMIT_ERROR] = true;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -68,8 +76,15 @@ export class HermitError extends Error {
   }
 }
 
+/** Is `error` a HermitError, from this copy of hermit or any other (checked by brand, never by class)? */
 export function isHermitError(error: unknown): error is HermitError {
-  return error instanceof HermitError;
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[HERMIT_ERROR] === true &&
+    typeof (error as HermitError).code === "string" &&
+    (error as HermitError).code in ErrorCodes
+  );
 }
 
 /** The message of anything thrown, for reports that must not crash on odd values. */

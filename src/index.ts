@@ -1,72 +1,32 @@
 /**
- * hermit's library API. Every export is named here on purpose; `test/api.test.ts` pins the list.
+ * `hermit`: the programmatic API — check, deploy, serve and verify an adapter, train one, and
+ * the errors they throw. Plugin authors import from `hermit/plugin` (src/plugin.ts). Every
+ * export is named here on purpose; `test/api.test.ts` pins the list. Internals stay internal.
  */
 
-// Errors
-export { HermitError, ErrorCodes, ExitCode, isHermitError } from "./errors.js";
+// Errors and versions
+export { HermitError, isHermitError, ErrorCodes, ExitCode } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
 export { CONTRACT_VERSION, hermitVersion } from "./package-root.js";
 
-// Adapter model
-export { readAdapter, inspectAdapter, readManifest } from "./adapter/read.js";
-export { parseManifest, negotiateContract, FIXED_SECTIONS } from "./adapter/manifest.js";
-export type {
-  Adapter,
-  AdapterContext,
-  AgentDefinition,
-  Entrypoint,
-  LearnableRule,
-  Manifest,
-  Problem,
-  SkillDefinition,
-  ToolDeclaration,
-  ToolDefinition,
-} from "./adapter/types.js";
-
-// Specification check and repair
+// Reading and checking an adapter
+export { readAdapter } from "./adapter/read.js";
+export type { Adapter, Manifest } from "./adapter/types.js";
 export { checkSpec } from "./check/check.js";
-export { repairCandidate, planRepair, applyRepair } from "./check/repair.js";
-export type { CheckOptions, Issue, Isolation, SpecResult } from "./check/types.js";
-export type { RepairAction, RepairRecord } from "./check/repair.js";
+export type { CheckOptions, Issue, SpecResult } from "./check/types.js";
 
-// Hosts and deploy
-export { hosts, HOST_IDS, getHost, assertSupported, codex, claudeCode, pi, opencode, gemini } from "./hosts/index.js";
-export type {
-  ActivationStep,
-  Capability,
-  CapabilityDeclaration,
-  CapabilityLevel,
-  ExportKind,
-  FileIntent,
-  FileOwner,
-  Host,
-  HostId,
-  ProjectOptions,
-  ProjectionNote,
-  VirtualFile,
-} from "./hosts/types.js";
-export { checkOwnershipHeader, parseOwnershipHeader } from "./hosts/ownership.js";
-export { scanBlocks } from "./hosts/managed-block.js";
-export { deploy, undeploy, status, serverCommandFor } from "./deploy/deploy.js";
+// Deploy
+export { deploy, undeploy, status } from "./deploy/deploy.js";
 export type { ActionSummary, DeployOptions, DeployResult, StatusOptions, UndeployOptions } from "./deploy/deploy.js";
-export { planDeploy, planUndeploy } from "./deploy/plan.js";
-export type { ActionKind, DriftIssue, Plan, PlannedAction, WorkspaceSnapshot } from "./deploy/plan.js";
-export { RECORD_FILE, parseRecord } from "./deploy/record.js";
-export type { DeploymentReport, RecordedFile } from "./deploy/record.js";
 export type { FileCondition, FileStatus, WorkspaceStatus } from "./deploy/status.js";
-export { convertAdapter } from "./deploy/convert.js";
-export type { Conversion } from "./deploy/convert.js";
+export { HOST_IDS } from "./hosts/index.js";
+export type { HostId } from "./hosts/types.js";
 
-// Tools at run time: MCP server, Session, sandbox
+// Tools at run time
 export { Session } from "./runtime/session.js";
 export type { SessionOptions } from "./runtime/session.js";
-export { serveAdapter } from "./runtime/serve.js";
+export { serveAdapter as serve } from "./runtime/serve.js";
 export type { RunningServer, ServeOptions } from "./runtime/serve.js";
-export { createToolServer } from "./runtime/mcp-server.js";
-export { Toolbox, TOOL_TIMEOUT_MS } from "./runtime/toolbox.js";
-export { AuditLog } from "./runtime/audit-log.js";
-export { bindResources, readResourcesFile } from "./runtime/resources.js";
-export type { ResourceOptions } from "./runtime/resources.js";
-export { toolSpecs } from "./runtime/tool-formats.js";
 export type {
   AnthropicToolResult,
   AnthropicToolSpec,
@@ -80,53 +40,19 @@ export type {
   ToolFormat,
   ToolMessage,
 } from "./runtime/tool-formats.js";
-export type { AuditRecord, PublishedTool, ToolBackend, ToolOutcome, ToolResources } from "./runtime/types.js";
 
 // Verify: the real host against a stub model
-export { verifyWorkspace } from "./verify/verify.js";
+export { verifyWorkspace as verify } from "./verify/verify.js";
 export type { VerifyOptions, VerifyReport } from "./verify/verify.js";
 export { formatVerifyReport } from "./verify/format.js";
-export type { ItemKind, VerifiedItem } from "./verify/judge.js";
-export type { CommandEvidence, Evidence, RequestEvidence } from "./verify/evidence.js";
 export { startStubModel } from "./verify/stub-model.js";
 export type { RecordedRequest, StubModel, StubModelOptions, StubProtocol } from "./verify/stub-model.js";
-export { HOST_PROGRAMS } from "./verify/programs.js";
-export type { HostProgram } from "./verify/programs.js";
 
-// Train: the Git-versioned loop, Task and Evolver plugins
-export { train, defineEvolver, defineTask, decide, listRuns, showRun, createProgress, silentProgress } from "./train/index.js";
-export type {
-  AcceptanceRule,
-  AcceptPolicy,
-  Decision,
-  DeployTarget,
-  DeploymentRecord,
-  Evaluation,
-  Evolver,
-  EvolverContext,
-  EvolverOutcome,
-  HistoryEntry,
-  LearningMaterial,
-  Progress,
-  RepairFeedback,
-  RolloutContext,
-  RolloutRecord,
-  RolloutResult,
-  RolloutStatus,
-  RunDetails,
-  RunRecord,
-  RunStatus,
-  RunSummary,
-  ScoredItem,
-  Split,
-  StepRecord,
-  StepResult,
-  StepStatus,
-  Task,
-  TaskInstance,
-  TrainOptions,
-  TrainResult,
-  TrainSettings,
-  TrainStepSummary,
-  Usage,
-} from "./train/index.js";
+// Train
+export { train } from "./builtins.js";
+export { listRuns, showRun } from "./train/runs.js";
+export type { RunDetails, RunSummary } from "./train/runs.js";
+export type { TrainOptions, TrainResult, TrainStepSummary } from "./train/loop/trainer.js";
+export type { TrainSettings } from "./train/settings/table.js";
+export type { DeploymentRecord, Evaluation, RunRecord, StepRecord } from "./train/records.js";
+export type { RunStatus, StepStatus } from "./train/types.js";

@@ -13,7 +13,7 @@
  * So the version under test decides what the agent does, and the answer is checked by the
  * task against the known count: the adapter's text is never scored for keywords.
  */
-import type { Session } from "hermit";
+import type { Session } from "hermit/plugin";
 
 /** The procedure steps this agent can follow, in the order it applies them. */
 export const KNOWN_STEPS = [

@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Split, Task, TaskInstance } from "hermit";
+import { defineTask, type Split, type TaskInstance } from "hermit/plugin";
 import { answerWordCount } from "./agent.js";
 
 interface WordcountInstance extends TaskInstance {
@@ -55,18 +55,16 @@ export function feedback(answer: number | null, expected: number, text: string):
   return `Answered ${answer} words, expected ${expected} (${Math.abs(off)} too ${off > 0 ? "many" : "few"}).${about}`;
 }
 
-const task: Task = {
+export default defineTask<WordcountInstance>({
   name: "wordcount",
   instances(split) {
     return data.instances.filter((instance) => instance.split === split);
   },
   async rollout(instance, context) {
-    const { text, expected } = instance as WordcountInstance;
+    const { text, expected } = instance;
     const session = await context.session();
     const transcript = await answerWordCount(session, text);
     await writeFile(join(context.evidenceDir, "transcript.json"), `${JSON.stringify({ question: text, expected, ...transcript }, null, 2)}\n`);
     return { score: score(transcript.answer, expected), feedback: feedback(transcript.answer, expected, text) };
   },
-};
-
-export default task;
+});

@@ -2,7 +2,7 @@
  * Reading an adapter directory into the model of `types.ts`. `inspectAdapter` collects every
  * problem (the spec check reports them); `readAdapter` refuses an adapter with any.
  */
-import { HermitError, errorMessage } from "../errors.js";
+import { HermitError, isHermitError, errorMessage } from "../errors.js";
 import {
   LIMITS,
   assertDirectory,
@@ -237,6 +237,6 @@ function withoutDuplicates<T extends { name: string; sourcePath: string }>(items
 }
 
 function reportHermit(error: unknown, path: string, report: Report): void {
-  if (!(error instanceof HermitError)) throw error;
+  if (!isHermitError(error)) throw error;
   report(path, "format", error.message.replace(/^.*?: /, ""));
 }

@@ -8,7 +8,7 @@ import { assertDirectory, decodeUtf8, walkTree } from "../adapter/files.js";
 import { MANIFEST_FILE } from "../adapter/manifest.js";
 import { inspectAdapter, readManifest, type Inspection } from "../adapter/read.js";
 import type { Manifest } from "../adapter/types.js";
-import { HermitError } from "../errors.js";
+import { HermitError, isHermitError } from "../errors.js";
 import { runLoadCheck } from "./load-check.js";
 import { fixedMatch, rules, uniqueIssues, type SpecFacts } from "./rules.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
@@ -26,7 +26,7 @@ export async function checkSpec(adapterPath: string, rootPath: string, options: 
     // The agent exporter is candidate code: it runs in the child process with the tool imports.
     inspection = await inspectAdapter(adapterPath, { runExporters: false });
   } catch (error) {
-    if (options.manifestErrors !== "issue" || !(error instanceof HermitError)) throw error;
+    if (options.manifestErrors !== "issue" || !isHermitError(error)) throw error;
     const problem = error.message.startsWith(adapterPath) ? error.message.slice(error.message.indexOf(": ") + 2) : error.message;
     // Too many files or bytes is about the whole candidate, not its manifest.
     const whole = error.code === "INPUT_TOO_LARGE" && error.data.path === adapterPath;

@@ -15,7 +15,7 @@ import { IGNORED_DIRS, resolveInside, walkTree, type Tree } from "../adapter/fil
 import { FIXED_SECTIONS, MANIFEST_FILE } from "../adapter/manifest.js";
 import { readManifest } from "../adapter/read.js";
 import type { Manifest } from "../adapter/types.js";
-import { HermitError } from "../errors.js";
+import { HermitError, isHermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
 import { checkSpec } from "./check.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
@@ -193,7 +193,7 @@ export async function repairCandidate(
   const [candidateTree, rootTree, previousTree, rootManifest] = await Promise.all([
     // A candidate with more entries than hermit walks cannot be repaired file by file.
     walkTree(candidate).catch((error: unknown) => {
-      if (error instanceof HermitError && error.code === "INPUT_TOO_LARGE") return undefined;
+      if (isHermitError(error) && error.code === "INPUT_TOO_LARGE") return undefined;
       throw error;
     }),
     walkTree(root),

@@ -3,7 +3,7 @@
  * `hermit --help` stays fast. Commands return a CommandResult; `main` alone exits.
  */
 import { Command, CommanderError } from "commander";
-import { HermitError, errorMessage } from "../errors.js";
+import { HermitError, isHermitError, errorMessage } from "../errors.js";
 import { hermitVersion } from "../package-root.js";
 import { emit, type CommandResult } from "./output.js";
 
@@ -34,7 +34,7 @@ export async function buildProgram(): Promise<Command> {
       result = await action();
     } catch (error) {
       // With --json a refusal is still one JSON document on stdout (and a line on stderr).
-      if (!json || !(error instanceof HermitError)) throw error;
+      if (!json || !isHermitError(error)) throw error;
       reportError(error);
       result = { exitCode: error.exitCode, json: errorDocument(error.code, error.message, error.data) };
     }
@@ -71,7 +71,7 @@ export async function main(argv: string[]): Promise<void> {
         const message = error.message.replace(/^error: /, "");
         emit({ exitCode: 2, json: errorDocument("USAGE", message) }, true);
       }
-    } else if (error instanceof HermitError) {
+    } else if (isHermitError(error)) {
       reportError(error);
       process.exitCode = error.exitCode;
     } else {

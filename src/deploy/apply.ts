@@ -9,7 +9,7 @@
  */
 import { chmod, lstat, mkdir, readdir, rename, rmdir, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { HermitError } from "../errors.js";
+import { HermitError, isHermitError } from "../errors.js";
 import type { PlannedAction, Plan } from "./plan.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import { PENDING_FILE, RECORD_FILE } from "./record.js";
@@ -53,7 +53,7 @@ async function sweepPlanFolders(workspace: string, plan: Plan): Promise<void> {
  */
 export function unwritable(workspace: string, error: unknown, outcome: string): unknown {
   const cause = error as NodeJS.ErrnoException;
-  if (error instanceof HermitError || typeof cause?.code !== "string" || !cause.syscall) return error;
+  if (isHermitError(error) || typeof cause?.code !== "string" || !cause.syscall) return error;
   const path = cause.path ?? workspace;
   const what = cause.message.replace(/^[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
   return new HermitError("WORKSPACE_UNWRITABLE", `${path}: cannot ${cause.syscall} (${cause.code}: ${what}); ${outcome}`, {

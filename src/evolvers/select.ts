@@ -49,12 +49,25 @@ export interface SelectState {
 
 const STATE_FILE = "select.json";
 
-export const select = defineEvolver({
+/** `select`'s options (`--evolver-option pool=DIR`, `--pool DIR`, or `pool:` in the config's `evolver:` section). */
+export type SelectOptions = { pool: string };
+
+export const select = defineEvolver<SelectOptions>({
   name: "select",
-  async step(context: EvolverContext): Promise<StepResult> {
-    const poolDir = context.pool ?? (typeof context.options.pool === "string" ? context.options.pool : undefined);
-    if (!poolDir) return { status: "failed", summary: "select needs a pool of fragments: pass --pool DIR (skills/, agents/, sections/)" };
-    const pool = await readPool(poolDir);
+  options: {
+    type: "object",
+    properties: {
+      pool: { type: "string", format: "path", description: "the pool of fragments to choose from: a folder with skills/, agents/, sections/" },
+    },
+    required: ["pool"],
+    additionalProperties: false,
+  },
+  /** Without a readable pool every step would fail: refuse it at the start. */
+  async validate(options) {
+    await readPool(options.pool);
+  },
+  async step(context: EvolverContext<SelectOptions>): Promise<StepResult> {
+    const pool = await readPool(context.options.pool);
     const where = await readPlacement(context.workspace.adapter);
     const state = await readState(context.workspace.state);
     learnFromHistory(state, context.learningMaterial, pool, where, context.log);

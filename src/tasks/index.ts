@@ -3,8 +3,8 @@
  * a module path, then as a package (see `train/plugins.ts`).
  */
 import { join } from "node:path";
-import { importModule } from "../adapter/module-loader.js";
 import { packageRoot } from "../package-root.js";
+import { loadTask } from "../train/plugins.js";
 import type { Task } from "../train/types.js";
 
 /** The bundled example, shipped under `examples/` as TypeScript source (loaded without a build step). */
@@ -15,5 +15,5 @@ export const builtinTasks: Record<string, () => Promise<Task>> = {
    * Word counting under a house style, acted out by a scripted offline agent that follows the
    * adapter's context and skills and calls its `count_words` tool (examples/wordcount-task).
    */
-  wordcount: async () => (await importModule(WORDCOUNT)).default as Task,
+  wordcount: () => loadTask(WORDCOUNT),
 };

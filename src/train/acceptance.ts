@@ -3,7 +3,9 @@
  * (instance, trial) on the validation split. A missing score (null: crashed, timed out, not
  * measurable) is missing data: it is left out, never counted as 0.
  */
-import type { AcceptPolicy } from "./settings.js";
+import type { TrainSettings } from "./settings/table.js";
+
+export type AcceptPolicy = TrainSettings["accept"];
 
 export interface ScoredItem {
   instance: string;

@@ -53,7 +53,6 @@ export function renderCard(input: CardInput): string {
     ...(s.maxRollouts !== undefined ? [`max-rollouts=${s.maxRollouts}`] : []),
     ...(s.maxTime !== undefined ? [`max-time=${s.maxTime}s`] : []),
     ...(s.maxTokens !== undefined ? [`max-tokens=${s.maxTokens}`] : []),
-    ...(s.pool !== undefined ? [`pool=${s.pool}`] : []),
     ...(Object.keys(s.evolverOptions ?? {}).length > 0 ? [`evolver-options=${JSON.stringify(s.evolverOptions)}`] : []),
   ].join(", ");
   const template = `${run.template.name ?? "?"} v${run.template.version ?? "?"}`;

@@ -2,7 +2,7 @@
 import type { Decision } from "./acceptance.js";
 import type { RepairRecord } from "../check/repair.js";
 import type { SpecResult } from "../check/types.js";
-import type { TrainSettings } from "./settings.js";
+import type { TrainSettings } from "./settings/table.js";
 import type { RunStatus, StepResult, StepStatus, Usage } from "./types.js";
 import type { UsageTotals } from "./usage.js";
 

@@ -33,6 +33,8 @@ export interface RolloutEnvironment {
   queue: PQueue;
   timeoutMs: number;
   seed: number;
+  /** The task's options, handed to every rollout. */
+  options: Record<string, unknown>;
   /** Aborting it stops the batch; unfinished rollouts are not recorded. */
   signal: AbortSignal;
   openSession(adapter: string, evidenceDir: string, options?: SessionOptions): Promise<Session>;
@@ -112,6 +114,7 @@ async function runOne(
     evidenceDir: item.evidenceDir,
     signal: controller.signal,
     seed: env.seed,
+    options: env.options,
     session: async (options) => {
       const session = await env.openSession(version.dir, item.evidenceDir, options);
       sessions.push(session);

@@ -6,7 +6,7 @@ import { HermitError } from "../errors.js";
 import { readJson } from "../fs/json.js";
 import type { RunRecord, StepRecord } from "./records.js";
 import { runPaths, stepDir } from "./run-dir.js";
-import { runIdProblem } from "./settings.js";
+import { runIdProblem } from "./settings/kinds.js";
 
 export interface RunSummary {
   run: string;

@@ -6,6 +6,12 @@
 import type { Session, SessionOptions } from "../runtime/session.js";
 import type { RepairAction } from "../check/repair.js";
 import type { Issue } from "../check/types.js";
+import type { OptionsSchema } from "./settings/plugin-options.js";
+
+export type { OptionsSchema };
+
+/** A plugin's options, as `ctx.options` hands them over (checked against its `options` schema). */
+export type PluginOptions = Record<string, unknown>;
 
 /** The three splits of a task. `test` is sealed: scored once, at the end, never shown to the learner. */
 export type Split = "train" | "val" | "test";
@@ -35,7 +41,7 @@ export interface RolloutResult {
 }
 
 /** What a rollout is given. */
-export interface RolloutContext {
+export interface RolloutContext<Options extends PluginOptions = PluginOptions> {
   /** Absolute path of the adapter version under test (read-only by convention). */
   adapter: string;
   /** Git tree id of that version: the rollout cache key. */
@@ -51,6 +57,8 @@ export interface RolloutContext {
   signal: AbortSignal;
   /** The run's seed, for tasks that sample. */
   seed: number;
+  /** The task's options (`--task-option`, the `task:` section of the config), checked against its `options` schema. */
+  options: Options;
   /**
    * Open a `Session` on the version under test, with this rollout's evidence directory and an
    * audit log beside it (`<evidenceDir>.audit.jsonl`, out of a sandboxed tool's reach). Closed
@@ -61,13 +69,44 @@ export interface RolloutContext {
   deploy(host: string, workspace: string): Promise<unknown>;
 }
 
-/** A Task plugin: instances per split and a scored rollout. */
-export interface Task {
+/** What `Task.instances` is given besides the split. */
+export interface InstancesContext<Options extends PluginOptions = PluginOptions> {
+  options: Options;
+  seed: number;
+}
+
+/** What a plugin declares besides its behaviour: its name and its options. */
+interface PluginBase<Options extends PluginOptions> {
+  /** Shown in progress lines, commit trailers and the card. */
   name: string;
-  instances(split: Split): TaskInstance[] | Promise<TaskInstance[]>;
-  rollout(instance: TaskInstance, context: RolloutContext): RolloutResult | Promise<RolloutResult>;
+  /**
+   * A JSON Schema (`type: "object"`) of the options the plugin takes. hermit checks what the user
+   * gives against it before the run starts (unknown keys, types, required ones), fills its
+   * defaults, converts flag strings to the declared types, and resolves a string property with
+   * `format: "path"` against the config file's folder (or the working directory for a flag).
+   * Without a schema, options are passed through unchecked.
+   */
+  options?: OptionsSchema;
+  /**
+   * Called once with the checked options before the run writes anything (also on resume): throw
+   * to refuse them (e.g. a missing directory). Errors are reported as usage errors.
+   */
+  validate?(options: Options): void | Promise<void>;
   /** Called once when the run ends, whatever happened. */
   close?(): void | Promise<void>;
+}
+
+/** A Task as its module writes it (`defineTask` adds `apiVersion`). */
+export interface TaskDefinition<Instance extends TaskInstance = TaskInstance, Options extends PluginOptions = PluginOptions> extends PluginBase<Options> {
+  /** The instances of a split, each with a unique, non-empty string `id`. Called once per split and run. */
+  instances(split: Split, context: InstancesContext<Options>): Instance[] | Promise<Instance[]>;
+  rollout(instance: Instance, context: RolloutContext<Options>): RolloutResult | Promise<RolloutResult>;
+}
+
+/** A Task plugin: instances per split and a scored rollout. */
+export interface Task<Instance extends TaskInstance = TaskInstance, Options extends PluginOptions = PluginOptions> extends TaskDefinition<Instance, Options> {
+  /** The plugin API version it was built against (`PLUGIN_API_VERSION` of the hermit that defined it). */
+  apiVersion: string;
 }
 
 /** What `Evolver.step` returns. */
@@ -78,16 +117,19 @@ export interface StepResult {
   usage?: Usage;
 }
 
+/** An Evolver as its module writes it (`defineEvolver` adds `apiVersion`). */
+export interface EvolverDefinition<Options extends PluginOptions = PluginOptions> extends PluginBase<Options> {
+  step(context: EvolverContext<Options>): StepResult | Promise<StepResult>;
+}
+
 /** An Evolver plugin: edits the candidate in `workspace.adapter`. */
-export interface Evolver {
-  name: string;
-  step(context: EvolverContext): StepResult | Promise<StepResult>;
-  /** Called once when the run ends, whatever happened. */
-  close?(): void | Promise<void>;
+export interface Evolver<Options extends PluginOptions = PluginOptions> extends EvolverDefinition<Options> {
+  /** The plugin API version it was built against (`PLUGIN_API_VERSION` of the hermit that defined it). */
+  apiVersion: string;
 }
 
 /** What the Evolver is given each step. */
-export interface EvolverContext {
+export interface EvolverContext<Options extends PluginOptions = PluginOptions> {
   run: string;
   step: number;
   workspace: {
@@ -103,10 +145,8 @@ export interface EvolverContext {
   learningMaterial: LearningMaterial;
   signal: AbortSignal;
   seed: number;
-  /** Settings for the Evolver: `evolver-options` of the run config, plus `pool` when given. */
-  options: Record<string, unknown>;
-  /** Absolute path of `--pool`, when given. */
-  pool?: string;
+  /** The Evolver's options (`--evolver-option`, the `evolver:` section of the config), checked against its `options` schema. */
+  options: Options;
   /** A progress line on stderr. */
   log(line: string): void;
 }

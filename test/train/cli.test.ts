@@ -54,10 +54,40 @@ describe("hermit train (CLI)", () => {
     expect(missing.stderr).toMatch(/INPUT_NOT_FOUND: .*no run 'nope'/);
   });
 
-  it("exits 2 naming the problem for bad input", () => {
+  it("runs a plugin that imports hermit's own errors, and reports the HermitError it throws as hermit's", async () => {
+    const dir = await tempDir();
+    await writeFile(
+      join(dir, "task.ts"),
+      [
+        'import { HermitError } from "hermit";',
+        'import { defineTask } from "hermit/plugin";',
+        "export default defineTask<{ id: string }, { data: string }>({",
+        '  name: "picky",',
+        '  options: { type: "object", properties: { data: { type: "string", format: "path" } }, required: ["data"] },',
+        '  validate(options) { throw new HermitError("INPUT_NOT_FOUND", `${options.data}: no data here`, { path: options.data }); },',
+        '  instances: () => [{ id: "a" }],',
+        "  rollout: () => ({ score: 1 }),",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    const refused = hermit(["train", "--adapter", lightAdapter, "--template", lightAdapter, "--task", "./task.ts", "--task-option", "data=nowhere", "--evolver", "noop", "--json"], dir);
+    expect(refused.status).toBe(2);
+    expect(JSON.parse(refused.stdout)).toEqual({ error: { code: "INPUT_NOT_FOUND", message: `${join(dir, "nowhere")}: no data here`, path: join(dir, "nowhere") } });
+  });
+
+  it("exits 2 naming the problem for bad input", async () => {
     const noTemplate = hermit(["train", "--adapter", lightAdapter, "--task", "wordcount", "--evolver", "select"]);
     expect(noTemplate.status).toBe(2);
-    expect(noTemplate.stderr).toMatch(/USAGE: train options: 'template' is required/);
+    expect(noTemplate.stderr).toMatch(/USAGE: 'template' is required: give --template/);
+    // A bad flag is blamed on the flag, a bad config value on the file and its key.
+    const dir = await tempDir();
+    await writeFile(join(dir, "train.yaml"), `adapter: ${lightAdapter}\ntemplate: ${lightAdapter}\ntask: wordcount\nevolver: noop\nmargin: lots\n`);
+    const badFlag = hermit(["train", "--config", "train.yaml", "--margin", "0", "--steps", "three"], dir);
+    expect(badFlag.status).toBe(2);
+    expect(badFlag.stderr).toMatch(/USAGE: --steps: must be a whole number ≥ 0, not "three"/);
+    const badKey = hermit(["train", "--config", "train.yaml"], dir);
+    expect(badKey.stderr).toMatch(/USAGE: train\.yaml: 'margin' must be a number ≥ 0, not "lots"/);
     const badEvolver = hermit(["train", "--adapter", lightAdapter, "--template", lightAdapter, "--task", "wordcount", "--evolver", "sparkle"]);
     expect(badEvolver.status).toBe(2);
     expect(badEvolver.stderr).toMatch(/PLUGIN_INVALID: evolver 'sparkle' is not a built-in \(select, noop\)/);

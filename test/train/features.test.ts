@@ -4,7 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
 import { lockRun } from "../../src/train/lock.js";
 import type { RunRecord } from "../../src/train/records.js";
 import { tempDir } from "../helpers.js";
@@ -171,12 +171,12 @@ describe("train: settings", () => {
   it("rejects bad settings with the key and the source named, and refuses to change a resumed run's rules", async () => {
     const { adapter, runsDir, template } = await setup();
     const base = { adapter, template, task: markerTask().task, evolver: scriptedEvolver([addNoise]).evolver, runsDir };
-    await expect(train({ ...base, accept: "sometimes" as "always" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/accept must be 'improve' or 'always'/) });
-    await expect(train({ ...base, trials: 0 })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/'trials' must be a number ≥ 1/) });
-    await expect(train({ ...base, runId: "../escape" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/run-id/) });
-    await expect(train({ ...base, maxTime: "soon" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/'max-time' must be a positive duration/) });
+    await expect(train({ ...base, accept: "sometimes" as "always" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^train options: 'accept' must be 'improve' or 'always'/) });
+    await expect(train({ ...base, trials: 0 })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^train options: 'trials' must be a whole number ≥ 1/) });
+    await expect(train({ ...base, runId: "../escape" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^train options: 'runId' '\.\.\/escape' must be/) });
+    await expect(train({ ...base, maxTime: "soon" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^train options: 'maxTime' must be a positive duration/) });
     await train({ ...base, steps: 1, runId: "fixed-rules" });
-    await expect(train({ ...base, resume: "fixed-rules", margin: 0.2 })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/cannot change 'margin' when resuming/) });
+    await expect(train({ ...base, resume: "fixed-rules", margin: 0.2 })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/^train options: 'margin' cannot change when resuming/) });
     // The same command line again, with --resume and more steps, is fine.
     const resumed = await train({ ...base, resume: "fixed-rules", steps: 2 });
     expect(resumed.steps.map((step) => step.step)).toEqual([1, 2]);

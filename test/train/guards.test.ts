@@ -7,36 +7,41 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Session } from "../../src/index.js";
+import { HOST_IDS, HermitError, isHermitError } from "../../src/index.js";
 import { RolloutCache } from "../../src/train/cache.js";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
 import { loadEvolver, loadTask } from "../../src/train/plugins.js";
 import { createProgress } from "../../src/train/progress.js";
 import { showRun } from "../../src/train/runs.js";
-import { resolveSettings } from "../../src/train/settings.js";
-import { tempDir } from "../helpers.js";
+import { inputLayers, resolveSettings } from "../../src/train/settings/resolve.js";
+import { PLUGIN_API_VERSION } from "../../src/plugin.js";
+import { repoRoot, tempDir } from "../helpers.js";
 import { addCheck, addNoise, appendTo, countChecks, fsck, git, markerTask, scriptedEvolver, setup } from "./helpers.js";
 
 describe("plugins written as the docs show", () => {
-  it("resolve `import … from \"hermit\"` to the running hermit, from a folder without hermit installed", async () => {
+  it("resolve `hermit/plugin` to the running hermit, from a folder without hermit installed", async () => {
     const dir = await tempDir("hermit-plugin-");
     await writeFile(
       join(dir, "evolver.ts"),
-      [
-        'import { defineEvolver, Session } from "hermit";',
-        'export default defineEvolver({ name: "append-check", sessionClass: Session, step: () => ({ status: "done" as const, summary: "x" }) });',
-        "",
-      ].join("\n"),
+      'import { defineEvolver, PLUGIN_API_VERSION } from "hermit/plugin";\nexport default defineEvolver({ name: "append-check", built: PLUGIN_API_VERSION, step: () => ({ status: "done" as const, summary: "x" }) });\n',
     );
     await writeFile(
       join(dir, "task.mjs"),
-      'import { defineTask } from "hermit";\nexport default defineTask({ name: "t", instances: () => [{ id: "a" }], rollout: () => ({ score: 1 }) });\n',
+      'import { defineTask } from "hermit/plugin";\nexport default defineTask({ name: "t", instances: () => [{ id: "a" }], rollout: () => ({ score: 1 }) });\n',
     );
-    const evolver = (await loadEvolver(join(dir, "evolver.ts"))) as unknown as { name: string; sessionClass: unknown };
-    expect(evolver.name).toBe("append-check");
-    // The same module instance as hermit's own: classes are shared, not copies.
-    expect(evolver.sessionClass).toBe(Session);
-    expect((await loadTask("./task.mjs", dir)).name).toBe("t");
+    const evolver = (await loadEvolver(join(dir, "evolver.ts"))) as unknown as { name: string; built: string };
+    expect(evolver).toMatchObject({ name: "append-check", built: PLUGIN_API_VERSION });
+    expect((await loadTask("./task.mjs", { base: dir })).name).toBe("t");
+  });
+
+  it("recognise a HermitError from another loaded copy of hermit by its brand, not by its class", async () => {
+    const { createJiti } = await import("jiti");
+    const copy = (await createJiti(import.meta.url, { moduleCache: false, fsCache: false }).import(join(repoRoot, "src", "errors.ts"))) as typeof import("../../src/errors.js");
+    const error = new copy.HermitError("USAGE", "from a plugin's own hermit");
+    expect(copy.HermitError).not.toBe(HermitError);
+    expect(error).not.toBeInstanceOf(HermitError);
+    expect(isHermitError(error)).toBe(true);
+    expect(isHermitError(Object.assign(new Error("look-alike"), { code: "USAGE" }))).toBe(false);
   });
 });
 
@@ -48,14 +53,17 @@ describe("bad input is refused at the start, before anything is written", () => 
       code: "INPUT_NOT_FOUND",
       message: expect.stringMatching(/no-template: template directory not found/),
     });
-    await expect(train({ ...base, pool: join(runsDir, "no-pool"), runId: "b" })).rejects.toMatchObject({
+    await expect(train({ ...base, evolver: "select", pool: join(runsDir, "no-pool"), runId: "b" })).rejects.toMatchObject({
       code: "INPUT_NOT_FOUND",
       message: expect.stringMatching(/no-pool: pool directory not found/),
     });
-    await expect(train({ ...base, evolver: "select", runId: "c" })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/select Evolver needs a pool/) });
+    await expect(train({ ...base, evolver: "select", runId: "c" })).rejects.toMatchObject({
+      code: "USAGE",
+      message: expect.stringMatching(/evolver 'select' needs the option 'pool': give --evolver-option pool=…/),
+    });
     await expect(train({ ...base, deploy: "claude:/tmp/ws", runId: "d" })).rejects.toMatchObject({
       code: "USAGE",
-      message: expect.stringMatching(/unknown host 'claude'; valid hosts: codex, claude-code/),
+      message: expect.stringMatching(/names unknown host 'claude'; did you mean 'claude-code'\?; valid hosts: codex, claude-code/),
     });
     const store = join(runsDir, "elsewhere.git");
     await expect(train({ ...base, adapter: undefined, from: "hermit/x/final", store, runId: "e" })).rejects.toMatchObject({
@@ -96,11 +104,14 @@ describe("bad input is refused at the start, before anything is written", () => 
 
   it("validates deploy hosts in the settings themselves", () => {
     const raw = { adapter: "a", template: "t", task: "x", evolver: "noop" };
-    expect(resolveSettings({ ...raw, deploy: ["codex:ws", "gemini:ws2"] }, "/base", "run.yaml").deploy).toEqual([
+    const file = (values: Record<string, unknown>) => [{ source: { kind: "file" as const, file: "run.yaml" }, base: "/base", values }];
+    const known = { hosts: HOST_IDS };
+    expect(resolveSettings(file({ ...raw, deploy: ["codex:ws", "gemini:ws2"] }), { cwd: "/cwd", known }).deploy).toEqual([
       { host: "codex", workspace: "/base/ws" },
       { host: "gemini", workspace: "/base/ws2" },
     ]);
-    expect(() => resolveSettings({ ...raw, deploy: "cursor:ws" }, "/base", "run.yaml")).toThrow(/run\.yaml: deploy 'cursor:ws': unknown host 'cursor'/);
+    expect(() => resolveSettings(file({ ...raw, deploy: "cursor:ws" }), { cwd: "/cwd", known })).toThrow(/run\.yaml: 'deploy' value 'cursor:ws' names unknown host 'cursor'/);
+    expect(() => resolveSettings(inputLayers({ ...raw, deploy: "cursor:ws" }, "flags", "/cwd"), { cwd: "/cwd", known })).toThrow(/^--deploy: value 'cursor:ws' names unknown host/);
   });
 });
 

@@ -5,7 +5,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { defineEvolver, defineTask } from "../../src/train/index.js";
+import { defineEvolver, defineTask } from "../../src/plugin.js";
 import type { EvolverContext, LearningMaterial, RolloutContext, StepResult, TaskInstance } from "../../src/train/types.js";
 import { copyDir, exampleAdapter, exampleTemplate, repoRoot, tempDir } from "../helpers.js";
 

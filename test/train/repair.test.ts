@@ -2,7 +2,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
 import type { StepRecord } from "../../src/train/records.js";
 import { addCheck, addNoise, appendTo, fsck, git, lsTree, markerTask, scriptedEvolver, setup, trailers } from "./helpers.js";
 

@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
 import type { RunRecord } from "../../src/train/records.js";
 import { repoRoot, tempDir } from "../helpers.js";
 import { addCheck, addNoise, ensureBuilt, fsck, git, lightAdapter, markerTask, scriptedEvolver, setup } from "./helpers.js";

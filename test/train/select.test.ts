@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { addFragment, isIncluded, readPlacement, readPool, removeFragment } from "../../src/evolvers/pool.js";
 import { failures, rankFragments } from "../../src/evolvers/relevance.js";
 import { chooseMove, select, type SelectState } from "../../src/evolvers/select.js";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
+import { defineTask } from "../../src/plugin.js";
 import { copyDir, exampleAdapter, repoRoot, testdir } from "../helpers.js";
 import { setup, lsTree, fsck } from "./helpers.js";
 import type { RolloutRecord } from "../../src/train/types.js";
@@ -119,7 +120,7 @@ describe("select: a search in a run", () => {
     });
     const { adapter, runsDir, template } = await setup();
     // The task checks which skills the version under test has, standing in for an acting agent.
-    const task = {
+    const task = defineTask({
       name: "skills-present",
       instances: (split: string) => (split === "test" ? [{ id: "x" }] : [{ id: `${split}-alpha` }, { id: `${split}-bravo` }]),
       async rollout(instance: { id: string }, context: { adapter: string }) {
@@ -129,7 +130,7 @@ describe("select: a search in a run", () => {
         if (instance.id.endsWith("bravo")) return skills.includes("fix-bravo") ? { score: 1 - penalty, feedback: "right" } : { score: 0.3, feedback: "bravo mistakes left" };
         return { score: skills.length / 2 };
       },
-    };
+    });
     const result = await train({ adapter, template, task, evolver: "select", pool, steps: 10, runsDir, runId: "search" });
     const summaries = await Promise.all(result.steps.map(async (step) => JSON.parse(await readFile(join(result.runDir, "steps", String(step.step), "step.json"), "utf8"))));
     const lines = summaries.map((record) => `${record.status}: ${record.summary}`);
@@ -185,8 +186,7 @@ describe("select: a batch without failures", () => {
         },
         signal: new AbortController().signal,
         seed: 0,
-        options: {},
-        pool: examplePool,
+        options: { pool: examplePool },
         log: () => undefined,
       });
     expect(await step(8)).toEqual({ status: "skipped", summary: "no failure in this batch (a sample of 2 of 8 train instances); nothing to learn from it" });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { hermitVersion } from "../../src/package-root.js";
-import { train } from "../../src/train/index.js";
+import { train } from "../../src/builtins.js";
 import type { RunRecord, StepRecord } from "../../src/train/records.js";
 import { addCheck, addNoise, appendTo, fsck, git, lsTree, markerTask, scriptedEvolver, setup, trailers } from "./helpers.js";
 

@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { decide, type ScoredItem } from "../../src/train/acceptance.js";
 import { diffFiles } from "../../src/train/card.js";
 import { sample, seededRandom } from "../../src/train/random.js";
-import { absolutize, resolveSettings } from "../../src/train/settings.js";
 import { VersionStore } from "../../src/train/store.js";
 import { formatMessage, parseMessage } from "../../src/train/trailers.js";
 import { addUsage, describeUsage, emptyUsage } from "../../src/train/usage.js";
@@ -56,17 +55,6 @@ describe("commit messages", () => {
   });
 });
 
-describe("settings", () => {
-  it("resolves each layer's paths against its own base and parses durations", () => {
-    const layer = absolutize({ adapter: "a", template: "/abs/t", task: "./task.ts", evolver: "select", deploy: ["codex:ws"] }, "/cfg");
-    expect(layer).toEqual({ adapter: "/cfg/a", template: "/abs/t", task: "/cfg/task.ts", evolver: "select", deploy: ["codex:/cfg/ws"] });
-    const settings = resolveSettings({ ...layer, "rollout-timeout": "1.5m", "max-time": 90, steps: "3" }, "/cwd", "flags");
-    expect(settings).toMatchObject({ rolloutTimeout: 90, maxTime: 90, steps: 3, runsDir: "/cwd/runs", store: "/cwd/runs/versions.git", deploy: [{ host: "codex", workspace: "/cfg/ws" }] });
-    expect(() => resolveSettings({ ...layer, colour: "blue" } as never, "/cwd", "run.yaml")).toThrow(/run.yaml: unknown setting 'colour'/);
-    expect(() => resolveSettings({ template: "t", task: "x", evolver: "y" }, "/cwd", "flags")).toThrow(/'adapter' is required/);
-    expect(() => resolveSettings({ ...layer, deploy: "nowhere" }, "/cwd", "flags")).toThrow(/deploy 'nowhere' must be HOST:DIR/);
-  });
-});
 
 describe("small pure helpers", () => {
   it("samples the same subset for the same seed and step", () => {

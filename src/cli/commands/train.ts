@@ -7,20 +7,19 @@ import { ExitCode } from "../../errors.js";
 import type { TrainResult } from "../../train/loop/trainer.js";
 import type { RunDetails, RunSummary } from "../../train/runs.js";
 import type { CommandRegistration } from "../program.js";
+import { addSettingFlags, settingsFromFlags } from "../setting-flags.js";
 
 const fmt = (score: number | null | undefined) => (score === null || score === undefined ? "—" : score.toFixed(3));
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 interface TrainFlags {
   config?: string;
   resume?: string;
   json?: boolean;
-  deploy?: string[];
   [key: string]: unknown;
 }
 
 export const register: CommandRegistration = (program: Command, run) => {
-  program
+  const command = program
     .command("train")
     .summary("Train an adapter: rollouts, Evolver, check and repair, accept, commit")
     .description(
@@ -28,49 +27,26 @@ export const register: CommandRegistration = (program: Command, run) => {
         "check and repair it against the template, accept or reject it on the validation split, and commit every " +
         "candidate to a Git version store. Ends with the sealed test split scored for the base and final versions, " +
         "CARD.md, and optional deploys.\n" +
-        "Every setting can also come from --config run.yaml (same keys, kebab-case); flags override it.\n" +
+        "Every setting can also come from --config run.yaml (see docs/trainer.md for its keys); flags override it.\n" +
         "Exit 0 when the run ended (completed, stopped by the Evolver, or a budget reached), 1 when a deploy failed, 2 bad input.",
     )
     .option("--config <file>", "YAML file with the settings below (relative paths are relative to it)")
-    .option("--adapter <dir>", "base adapter to train (or --from a version in the store)")
-    .option("--template <dir>", "template root whose adapter.yaml holds the specification")
-    .option("--task <task>", "built-in task (wordcount), a module path (.ts/.js) or a package name")
-    .option("--evolver <evolver>", "built-in Evolver (select, noop), a module path or a package name")
-    .option("--pool <dir>", "fragments for the select Evolver (skills/, agents/, sections/)")
-    .option("--steps <n>", "number of steps (default 10)")
-    .option("--runs-dir <dir>", "where runs live (default runs)")
-    .option("--store <dir>", "the Git version store (default <runs-dir>/versions.git)")
-    .option("--run-id <id>", "name of the run (default: a timestamp)")
-    .option("--from <ref>", "start from this ref, tag or commit of the store (e.g. hermit/<run>/final)")
-    .option("--seed <n>", "seed for sampling and tie-breaks (default 0)")
-    .option("--concurrency <n>", "rollouts run in parallel (default 4)")
-    .option("--checkpoint-every <n>", "tag hermit/<run>/step-<n> every n steps (default 1)")
-    .option("--accept <rule>", "improve: beat the accepted version on validation by more than --margin; always: accept every valid candidate (default improve)")
-    .option("--margin <x>", "required improvement of the mean validation score (default 0)")
-    .option("--trials <n>", "repeat each rollout n times (default 1)")
-    .option("--margin-se <k>", "also require k standard errors of the paired difference (default 0)")
-    .option("--batch-size <n>", "train instances per acting batch, sampled each step (default all)")
-    .option("--rollout-timeout <duration>", "limit per rollout, e.g. 90s, 10m (default 300s); a timed-out rollout scores null")
-    .option("--max-rollouts <n>", "stop starting steps once this many rollouts have run")
-    .option("--max-time <duration>", "stop starting steps after this much running time, e.g. 30m")
-    .option("--max-tokens <n>", "stop starting steps once reported usage reaches this many tokens")
-    .option("--deploy <host:dir>", "deploy the final version for HOST into DIR (repeatable)", collect)
     .option("--resume <run-id>", "continue a run after a crash (or with more --steps) from its last committed step")
-    .option("--json", "print one JSON document: { run, status, runDir, acceptedCommit, finalTag, steps, … }")
-    .action(async (flags: TrainFlags) =>
-      run(Boolean(flags.json), async () => {
-        const { train, createProgress } = await import("../../train/index.js");
-        const { config, resume, json, ...settings } = flags;
-        void json;
-        const result = await train({ ...settings, config, resume, progress: createProgress() });
-        const failedDeploys = result.deployments.filter((deployment) => deployment.error);
-        return {
-          exitCode: failedDeploys.length > 0 ? ExitCode.problems : ExitCode.ok,
-          json: trainJson(result),
-          text: formatTrain(result),
-        };
-      }),
-    );
+    .option("--json", "print one JSON document: { run, status, runDir, acceptedCommit, finalTag, steps, … }");
+  const attributes = addSettingFlags(command);
+  command.action(async (flags: TrainFlags) =>
+    run(Boolean(flags.json), async () => {
+      const [{ train }, { createProgress }] = await Promise.all([import("../../builtins.js"), import("../../train/progress.js")]);
+      const settings = settingsFromFlags(flags, attributes);
+      const result = await train({ ...settings, config: flags.config, resume: flags.resume, source: "flags", progress: createProgress() });
+      const failedDeploys = result.deployments.filter((deployment) => deployment.error);
+      return {
+        exitCode: failedDeploys.length > 0 ? ExitCode.problems : ExitCode.ok,
+        json: trainJson(result),
+        text: formatTrain(result),
+      };
+    }),
+  );
 
   const runs = program.command("runs").summary("List and inspect training runs").description("List and inspect training runs.");
   runs

@@ -6,9 +6,9 @@ import type { Progress } from "../progress.js";
 import type { RunRecord, StepRecord } from "../records.js";
 import { evidenceDir, runRefs, type RunPaths } from "../run-dir.js";
 import type { BatchItem, RolloutEnvironment } from "../rollouts.js";
-import type { TrainSettings } from "../settings.js";
+import type { TrainSettings } from "../settings/table.js";
 import type { VersionStore } from "../store.js";
-import type { Evolver, RolloutRecord, Split, Task, TaskInstance } from "../types.js";
+import type { Evolver, InstancesContext, RolloutRecord, Split, Task, TaskInstance } from "../types.js";
 import type { Evaluation } from "../records.js";
 import { mean, tidy } from "../acceptance.js";
 import type { SpecResult } from "../../check/types.js";
@@ -51,16 +51,16 @@ export interface RunContext {
 export async function instances(context: RunContext, split: Split): Promise<TaskInstance[]> {
   const known = context.instanceCache.get(split);
   if (known) return known;
-  const list = await loadInstances(context.task, split);
+  const list = await loadInstances(context.task, split, { options: context.settings.taskOptions, seed: context.settings.seed });
   context.instanceCache.set(split, list);
   return list;
 }
 
 /** `task.instances(split)`, checked: an array of objects with unique, non-empty string ids. */
-export async function loadInstances(task: Task, split: Split): Promise<TaskInstance[]> {
+export async function loadInstances(task: Task, split: Split, context: InstancesContext): Promise<TaskInstance[]> {
   let list: unknown;
   try {
-    list = await task.instances(split);
+    list = await task.instances(split, context);
   } catch (error) {
     throw new HermitError("PLUGIN_INVALID", `task '${task.name}': instances('${split}') failed: ${errorMessage(error)}`, { split });
   }

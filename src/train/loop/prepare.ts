@@ -16,7 +16,8 @@ import { syncCheckout } from "../checkout.js";
 import { lockRun, type RunLock } from "../lock.js";
 import type { RunRecord, StepRecord } from "../records.js";
 import { runPaths, runRefs, stepDir, templateRef, type RunPaths } from "../run-dir.js";
-import { runIdProblem, type TrainSettings } from "../settings.js";
+import { runIdProblem } from "../settings/kinds.js";
+import type { TrainSettings } from "../settings/table.js";
 import { VersionStore } from "../store.js";
 import { parseScore } from "../trailers.js";
 import type { StepStatus } from "../types.js";
@@ -50,7 +51,6 @@ export async function createRun(input: TrainSettings, names: { task: string; evo
     throw new HermitError("RUN_INVALID", `${paths.dir}: run '${runId}' already exists; resume it with --resume ${runId}, or choose another --run-id`, { path: paths.dir });
   }
   await requireDirectory(settings.template, "template");
-  if (settings.pool !== undefined) await requireDirectory(settings.pool, "pool");
   const templateManifest = await readManifest(settings.template);
   const storeExists = (await stat(join(settings.store, "HEAD")).catch(() => undefined)) !== undefined;
   if (settings.from && !storeExists) {
@@ -186,7 +186,7 @@ async function checkBase(settings: TrainSettings, store: VersionStore | undefine
 }
 
 /** Reopen a run after a crash (or to extend it): rebuild its state from Git and the step records. */
-export async function reopenRun(runsDir: string, runId: string, override: (recorded: TrainSettings) => TrainSettings): Promise<OpenedRun> {
+export async function reopenRun(runsDir: string, runId: string, override: (recorded: TrainSettings) => Promise<TrainSettings>): Promise<OpenedRun> {
   const problem = runIdProblem(runId);
   if (problem) throw new HermitError("USAGE", `--resume '${runId}': a run id ${problem}`, { run: runId });
   const paths = runPaths(runsDir, runId);
@@ -197,7 +197,7 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
     });
   }
   if (recorded.format !== "hermit-run") throw new HermitError("RUN_INVALID", `${paths.runJson}: not a hermit run record`, { path: paths.runJson });
-  const settings = override(recorded.settings);
+  const settings = await override(recorded.settings);
   const lock = await lockRun(paths.lock, runId);
   try {
     const store = await VersionStore.open(settings.store);

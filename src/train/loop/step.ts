@@ -194,8 +194,7 @@ async function runEvolver(context: RunContext, step: number, material: LearningM
       learningMaterial: material,
       signal: context.signal,
       seed: context.settings.seed,
-      options: { ...context.settings.evolverOptions, ...(context.settings.pool ? { pool: context.settings.pool } : {}) },
-      ...(context.settings.pool ? { pool: context.settings.pool } : {}),
+      options: context.settings.evolverOptions,
       log: (line) => context.progress.note(`${context.evolver.name}: ${line}`),
     })) as StepResult | undefined;
     const problem = resultProblem(result);

@@ -1,0 +1,20 @@
+/**
+ * hermit's built-in plugins — the Tasks and Evolvers `--task` and `--evolver` take by name — and
+ * the Trainer bound to them, as the library and the CLI offer it. The Trainer itself
+ * (`src/train/`) knows no plugin: it is handed this catalog.
+ */
+import { builtinEvolvers } from "./evolvers/index.js";
+import { builtinTasks } from "./tasks/index.js";
+import type { PluginCatalog } from "./train/plugins.js";
+import { train as runTraining, type TrainOptions, type TrainResult } from "./train/loop/trainer.js";
+
+export const builtinPlugins: PluginCatalog = { task: builtinTasks, evolver: builtinEvolvers };
+
+/**
+ * Train an adapter (docs/trainer.md): open or resume a run, step within the budgets, finish with
+ * the sealed test, the card, the final tag and optional deploys. `task` and `evolver` take a
+ * built-in name, a module path, a package name or a plugin object.
+ */
+export function train(options: TrainOptions): Promise<TrainResult> {
+  return runTraining(options, builtinPlugins);
+}

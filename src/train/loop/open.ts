@@ -1,0 +1,123 @@
+/**
+ * Before the first step: settings from their layers, the plugins they name (with their options
+ * checked), the task's splits, then a new run created or a recorded one reopened. Bad input of
+ * any kind is refused here, before anything is written.
+ */
+import { join } from "node:path";
+import { HermitError, errorMessage, isHermitError } from "../../errors.js";
+import { HOST_IDS } from "../../hosts/index.js";
+import { checkedPlugin, loadEvolver, loadTask, type PluginCatalog, type PluginKind } from "../plugins.js";
+import type { Progress } from "../progress.js";
+import { readRunConfig } from "../settings/config-file.js";
+import { inputLayers, resolveOne, resolveSettings, resumeSettings, type PluginSchemas, type SettingsLayer } from "../settings/resolve.js";
+import type { TrainSettings } from "../settings/table.js";
+import type { Evolver, Split, Task, TaskInstance } from "../types.js";
+import { loadInstances } from "./context.js";
+import { createRun, reopenRun, type OpenedRun } from "./prepare.js";
+
+/** The settings and plugin objects a caller gives (`TrainOptions` without run control). */
+export interface OpenInput {
+  settings: Record<string, unknown>;
+  task?: Task;
+  evolver?: Evolver;
+  config?: string;
+  resume?: string;
+  cwd: string;
+  source: "flags" | "options";
+}
+
+export interface OpenedTraining {
+  opened: OpenedRun;
+  task: Task;
+  evolver: Evolver;
+  /** The train and val splits, loaded and checked once. */
+  instances: Map<Split, TaskInstance[]>;
+}
+
+/** Settings layers: the config file (when given), then the caller's values. */
+async function settingsLayers(input: OpenInput): Promise<SettingsLayer[]> {
+  const values = { ...input.settings };
+  if (input.task) values.task = `object:${input.task.name}`;
+  if (input.evolver) values.evolver = `object:${input.evolver.name}`;
+  const config = input.config ? [await readRunConfig(input.config, input.cwd)] : [];
+  return [...config, ...inputLayers(values, input.source, input.cwd)];
+}
+
+export async function openTraining(input: OpenInput, catalog: PluginCatalog, progress: Progress): Promise<OpenedTraining> {
+  const layers = await settingsLayers(input);
+  const objects = { task: input.task, evolver: input.evolver };
+  if (input.resume) {
+    const runsDir = (resolveOne(layers, "runsDir") as string | undefined) ?? join(input.cwd, "runs");
+    // Where the run is found is not a setting to compare with the record.
+    const overrides = layers.map((layer) => ({ ...layer, values: { ...layer.values, runsDir: undefined } }));
+    let plugins: Omit<OpenedTraining, "opened"> | undefined;
+    const opened = await reopenRun(runsDir, input.resume, async (recorded) => {
+      plugins = await openPlugins(recorded, objects, input.cwd, catalog);
+      return resumeSettings(recorded, overrides, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
+    });
+    try {
+      await preparePlugins(plugins!, opened.settings);
+    } catch (error) {
+      await opened.lock.release();
+      throw error;
+    }
+    progress.note(`resuming run ${opened.run.run} after step ${opened.run.lastStep}`);
+    return { opened, ...plugins! };
+  }
+  const specifiers = { task: resolveOne(layers, "task"), evolver: resolveOne(layers, "evolver") } as Partial<TrainSettings>;
+  const plugins = await openPlugins(specifiers, objects, input.cwd, catalog);
+  const settings = resolveSettings(layers, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
+  await preparePlugins(plugins, settings);
+  const opened = await createRun(settings, { task: describe(settings.task, plugins.task), evolver: describe(settings.evolver, plugins.evolver) });
+  progress.note(`run ${opened.run.run} in ${opened.paths.dir}`);
+  return { opened, ...plugins };
+}
+
+async function openPlugins(
+  specifiers: Partial<Pick<TrainSettings, "task" | "evolver">>,
+  objects: { task?: Task; evolver?: Evolver },
+  cwd: string,
+  catalog: PluginCatalog,
+): Promise<Omit<OpenedTraining, "opened">> {
+  const task = (await plugin("task", specifiers.task, objects.task, cwd, catalog)) as Task;
+  const evolver = (await plugin("evolver", specifiers.evolver, objects.evolver, cwd, catalog)) as Evolver;
+  return { task, evolver, instances: new Map() };
+}
+
+async function plugin(kind: PluginKind, specifier: string | undefined, object: Task | Evolver | undefined, cwd: string, catalog: PluginCatalog): Promise<Task | Evolver> {
+  if (specifier === undefined) throw new HermitError("USAGE", `'${kind}' is required: give --${kind}, or '${kind}' in the config file`, { setting: kind });
+  if (specifier.startsWith("object:")) {
+    if (!object) throw new HermitError("USAGE", `this run's ${kind} was given as an object (${specifier.slice(7)}); pass the same ${kind} object to resume it`);
+    return checkedPlugin(kind, object, `${kind} object`) as Task | Evolver;
+  }
+  return kind === "task" ? loadTask(specifier, { base: cwd, catalog }) : loadEvolver(specifier, { base: cwd, catalog });
+}
+
+/** Let each plugin refuse its options, then check the task's splits: all before anything is written. */
+async function preparePlugins(plugins: Omit<OpenedTraining, "opened">, settings: TrainSettings): Promise<void> {
+  const { task, evolver, instances } = plugins;
+  for (const [kind, item, options] of [["task", task, settings.taskOptions], ["evolver", evolver, settings.evolverOptions]] as const) {
+    try {
+      await item.validate?.(options);
+    } catch (error) {
+      if (isHermitError(error)) throw error;
+      throw new HermitError("USAGE", `${kind} '${item.name}' refused its options: ${errorMessage(error)}`, { [kind]: item.name });
+    }
+  }
+  const context = { options: settings.taskOptions, seed: settings.seed };
+  const [trainSplit, valSplit] = [await loadInstances(task, "train", context), await loadInstances(task, "val", context)];
+  if (trainSplit.length === 0) throw new HermitError("PLUGIN_INVALID", `task '${task.name}': the train split is empty`);
+  if (valSplit.length === 0 && settings.accept === "improve") {
+    throw new HermitError("PLUGIN_INVALID", `task '${task.name}': the val split is empty, so no candidate can be shown to improve (use --accept always, or add val instances)`);
+  }
+  instances.set("train", trainSplit).set("val", valSplit);
+}
+
+/** The plugins' option schemas, for checking the options given to them. */
+function schemas({ task, evolver }: { task: Task; evolver: Evolver }): PluginSchemas {
+  return { task: { kind: "task", name: task.name, options: task.options }, evolver: { kind: "evolver", name: evolver.name, options: evolver.options } };
+}
+
+function describe(specifier: string, plugin: { name: string }): string {
+  return specifier.startsWith("object:") || specifier === plugin.name ? plugin.name : `${plugin.name} (${specifier})`;
+}

@@ -1,0 +1,88 @@
+/**
+ * Every training setting, declared once. The run's type (`TrainSettings`), the config-file keys,
+ * the command-line flags and their help, what may change on `--resume`, and the table in
+ * docs/trainer.md are all derived from this table. A new setting is one row here.
+ */
+import { join } from "node:path";
+import { optional, required, withDefault, type ResolvedSettings, type Setting, type SettingsInputOf } from "./define.js";
+import { choice, deployTargets, duration, integer, number, path, pluginOptions, pluginSpecifier, runId, string } from "./kinds.js";
+
+export const SETTINGS = {
+  adapter: optional(path, { group: "inputs", resumable: false, help: "the base adapter directory (or --from, a version in the store)" }),
+  template: required(path, { group: "inputs", resumable: false, help: "the template root; its adapter.yaml holds the specification" }),
+  from: optional(string, {
+    group: "inputs",
+    resumable: false,
+    placeholder: "ref",
+    help: "start from this ref, tag or commit of the store instead of --adapter (e.g. hermit/<run>/final)",
+  }),
+
+  task: required(pluginSpecifier, { group: "plugins", resumable: false, placeholder: "task", help: "a built-in task (wordcount), a module path (.ts loads without a build) or a package name" }),
+  taskOptions: withDefault(pluginOptions, {
+    group: "plugins",
+    resumable: false,
+    key: "task.*",
+    flag: "task-option",
+    default: {},
+    help: "an option the task declares, KEY=VALUE (repeatable; in run.yaml, the keys of a task: section)",
+  }),
+  evolver: required(pluginSpecifier, { group: "plugins", resumable: false, placeholder: "evolver", help: "a built-in Evolver (select, noop), a module path or a package name" }),
+  evolverOptions: withDefault(pluginOptions, {
+    group: "plugins",
+    resumable: false,
+    key: "evolver.*",
+    flag: "evolver-option",
+    default: {},
+    help: "an option the Evolver declares, KEY=VALUE (repeatable; in run.yaml, the keys of an evolver: section)",
+  }),
+
+  steps: withDefault(integer(0), { group: "run", resumable: true, default: 10, help: "number of steps (0: only score the base on the test split, card and tag it)" }),
+  runsDir: withDefault(path, { group: "run", resumable: false, default: (_settings, cwd) => join(cwd, "runs"), defaultText: "runs", help: "where runs live" }),
+  store: withDefault(path, {
+    group: "run",
+    resumable: false,
+    default: (settings) => join(String(settings.runsDir), "versions.git"),
+    defaultText: "<runs-dir>/versions.git",
+    help: "the Git version store (a bare repository), shared by runs",
+  }),
+  runId: optional(runId, { group: "run", resumable: false, defaultText: "a timestamp", help: "the run's name (letters, digits, '.', '_', '-'); a name the store already holds steps of is refused" }),
+  seed: withDefault(integer(0), { group: "run", resumable: false, default: 0, help: "seeds batch sampling and the Evolver's tie-breaks" }),
+  concurrency: withDefault(integer(1), { group: "run", resumable: true, default: 4, help: "rollouts run in parallel (one queue for the whole run)" }),
+  batchSize: optional(integer(1), { group: "run", resumable: false, defaultText: "all", help: "train instances per acting batch, a seeded sample each step" }),
+  rolloutTimeout: withDefault(duration, { group: "run", resumable: true, default: 300, unit: "seconds", help: "limit per rollout, e.g. 90s, 10m; a timed-out rollout is missing data, never 0" }),
+  checkpointEvery: withDefault(integer(1), { group: "run", resumable: false, default: 1, help: "tag hermit/<run>/step-<n> every n steps" }),
+
+  accept: withDefault(choice("improve", "always"), {
+    group: "acceptance",
+    resumable: false,
+    placeholder: "rule",
+    default: "improve",
+    help: "improve: beat the accepted version on validation by more than the margin; always: accept every valid, measured candidate",
+  }),
+  margin: withDefault(number(0), { group: "acceptance", resumable: false, default: 0, help: "the improvement of the mean validation score a candidate must exceed" }),
+  marginSe: withDefault(number(0), { group: "acceptance", resumable: false, placeholder: "k", default: 0, help: "also require k standard errors of the paired difference" }),
+  trials: withDefault(integer(1), { group: "acceptance", resumable: false, default: 1, help: "repeat each rollout n times" }),
+
+  maxRollouts: optional(integer(0), { group: "budgets", resumable: true, help: "stop starting steps once this many rollouts have run" }),
+  maxTime: optional(duration, { group: "budgets", resumable: true, unit: "seconds", help: "stop starting steps after this much running time, e.g. 30m" }),
+  maxTokens: optional(integer(0), { group: "budgets", resumable: true, help: "stop starting steps once reported usage reaches this many tokens" }),
+
+  deploy: withDefault(deployTargets, { group: "output", resumable: true, default: [], help: "deploy the final version for HOST into DIR (repeatable)" }),
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** A run's resolved settings, as recorded in `run.json`. Paths are absolute; durations are seconds. */
+export interface TrainSettings extends ResolvedSettings<typeof SETTINGS> {}
+
+/**
+ * Other spellings that set (part of) a setting: kept so older configs and commands work.
+ * `option` names the plugin option an alias sets.
+ */
+export const SETTING_ALIASES: ReadonlyArray<{ key: string; flag?: string; placeholder?: string; setting: SettingName; option?: string; help: string }> = [
+  { key: "pool", flag: "pool", placeholder: "dir", setting: "evolverOptions", option: "pool", help: "same as --evolver-option pool=DIR (the select Evolver's pool of fragments)" },
+  { key: "evolver-options", setting: "evolverOptions", help: "older spelling of the evolver: section (a mapping)" },
+];
+
+/** Settings as a `train()` caller gives them: the same names, values as a flag or YAML would (`"10m"`, `"codex:ws"`). */
+export type SettingsInput = SettingsInputOf<typeof SETTINGS>;
