@@ -1,22 +1,46 @@
 /**
  * Loading adapter code (tool entrypoints, agent exporters, custom checks, plugins).
  * TypeScript loads without a build step through jiti; the module's own `node_modules`
- * resolve from its location.
+ * resolve from its location. jiti itself is loaded only when there is code to load.
  */
 import { stat } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
-import { createJiti } from "jiti";
+import type { Jiti } from "jiti";
 import { HermitError } from "../errors.js";
 import { resolveInside } from "./files.js";
+import { describeOutsideImports, findOutsideImports } from "./imports.js";
 import type { Entrypoint } from "./types.js";
 
-// The jiti instance transpiles per file; no disk cache, so a candidate never sees a stale
-// transpilation of a file the Evolver just edited.
-const jiti = createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true });
+let loader: Promise<Jiti> | undefined;
+
+/**
+ * The jiti instance: it transpiles per file with no disk cache, so a candidate never sees a
+ * stale transpilation of a file the Evolver just edited.
+ */
+function jiti(): Promise<Jiti> {
+  loader ??= import("jiti").then(({ createJiti }) =>
+    createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true }),
+  );
+  return loader;
+}
 
 /** Import a module by absolute path (TypeScript or JavaScript). */
 export async function importModule(absolutePath: string): Promise<Record<string, unknown>> {
-  return (await jiti.import(pathToFileURL(absolutePath).href)) as Record<string, unknown>;
+  return (await (await jiti()).import(pathToFileURL(absolutePath).href)) as Record<string, unknown>;
+}
+
+/**
+ * Import a module of the adapter (or template) in `root`, by absolute path. Refuses, before
+ * running any of it, a module that imports code outside `root`, directly or through the
+ * adapter's other files (`imports.ts`): ADAPTER_INVALID naming each file and import. Tool
+ * runtimes, the spec check and agent exporters load adapter code through here.
+ */
+export async function importAdapterModule(root: string, absolutePath: string): Promise<Record<string, unknown>> {
+  const outside = await findOutsideImports(await jiti(), root, absolutePath);
+  if (outside.length > 0) {
+    throw new HermitError("ADAPTER_INVALID", describeOutsideImports(outside), { path: absolutePath, imports: outside });
+  }
+  return importModule(absolutePath);
 }
 
 export type LoadedFunction = (...args: unknown[]) => unknown;
@@ -30,7 +54,7 @@ export async function loadExport(root: string, entry: Entrypoint): Promise<Loade
   }
   let module: Record<string, unknown>;
   try {
-    module = await importModule(file);
+    module = await importAdapterModule(root, file);
   } catch (error) {
     throw new HermitError("ADAPTER_INVALID", `${spec}: could not import ${entry.file}: ${(error as Error).message}`, {
       path: file,

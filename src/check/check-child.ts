@@ -7,7 +7,7 @@
  * (`process.stdout.write` and `console` go to stderr) and, not knowing the nonce, cannot
  * forge an answer. The custom check runs first, before any candidate module is imported.
  */
-import { exportedFunction, importModule, loadExport, missingExport } from "../adapter/module-loader.js";
+import { exportedFunction, importAdapterModule, loadExport, missingExport } from "../adapter/module-loader.js";
 import { resolveInside } from "../adapter/files.js";
 import type { Entrypoint } from "../adapter/types.js";
 import type { Issue } from "./types.js";
@@ -130,7 +130,7 @@ async function handle(request: ChildRequest, step: (what: string) => void): Prom
     step(`tool ${tool.name}`);
     try {
       const file = resolveInside(request.adapter, tool.entry.file);
-      if (!modules.has(file)) modules.set(file, loadModule(file, tool.entry));
+      if (!modules.has(file)) modules.set(file, loadModule(request.adapter, file, tool.entry));
       const fn = exportedFunction(await modules.get(file)!, tool.entry.function);
       if (typeof fn !== "function") throw new Error(missingExport(tool.entry.file, tool.entry.function, fn));
       response.tools.push({ name: tool.name });
@@ -141,9 +141,9 @@ async function handle(request: ChildRequest, step: (what: string) => void): Prom
   return response;
 }
 
-async function loadModule(file: string, entry: Entrypoint): Promise<Record<string, unknown>> {
+async function loadModule(root: string, file: string, entry: Entrypoint): Promise<Record<string, unknown>> {
   try {
-    return await importModule(file);
+    return await importAdapterModule(root, file);
   } catch (error) {
     throw new Error(`could not import ${entry.file}: ${message(error)}`);
   }

@@ -7,7 +7,7 @@
 import { stat } from "node:fs/promises";
 import { parentPort, workerData } from "node:worker_threads";
 import { resolveInside } from "../adapter/files.js";
-import { exportedFunction, importModule, missingExport } from "../adapter/module-loader.js";
+import { exportedFunction, importAdapterModule, missingExport } from "../adapter/module-loader.js";
 import { errorMessage } from "../errors.js";
 import { declaredResources, type ResourcesDeclaration } from "./declared-resources.js";
 import { MAX_RESULT_CHARS, SHARED_LAST_STARTED, SHARED_RUNNING, type FromWorker, type ToWorker, type ToolThreadInit } from "./tool-protocol.js";
@@ -68,7 +68,7 @@ async function loadTools(): Promise<string[]> {
 async function importFile(file: string, relative: string): Promise<Record<string, unknown>> {
   if (!(await stat(file).catch(() => undefined))?.isFile()) throw new Error(`file ${relative} not found`);
   try {
-    return await importModule(file);
+    return await importAdapterModule(init.root, file);
   } catch (error) {
     throw new Error(`could not import ${relative}: ${errorMessage(error)}`);
   }
