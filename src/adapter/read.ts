@@ -61,14 +61,17 @@ export async function inspectAdapter(root: string, options: InspectOptions = {})
 /** Read an adapter for use (deploy, serve, train); any problem is an error naming the file. */
 export async function readAdapter(root: string, options: InspectOptions = {}): Promise<Adapter> {
   const { adapter, problems } = await inspectAdapter(root, options);
-  if (problems.length > 0) {
-    const lines = problems.map((p) => `${p.path}: ${p.problem} (${p.check})`);
-    throw new HermitError("ADAPTER_INVALID", `${root}: adapter is invalid:\n  ${lines.join("\n  ")}`, {
-      path: root,
-      issues: problems,
-    });
-  }
+  if (problems.length > 0) throw invalidAdapter(root, problems);
   return adapter;
+}
+
+/** ADAPTER_INVALID listing every problem as `path: problem (check)`. */
+export function invalidAdapter(root: string, problems: Problem[]): HermitError {
+  const lines = problems.map((p) => `${p.path}: ${p.problem} (${p.check})`);
+  return new HermitError("ADAPTER_INVALID", `${root}: adapter is invalid:\n  ${lines.join("\n  ")}`, {
+    path: root,
+    issues: problems,
+  });
 }
 
 export type Report = (path: string, check: string, problem: string) => void;
