@@ -2,9 +2,10 @@
  * The command tree. Each command module is imported only when its command runs, so
  * `hermit --help` stays fast. Commands return a CommandResult; `main` alone exits.
  */
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type Option } from "commander";
 import { HermitError, isHermitError, errorMessage } from "../errors.js";
 import { hermitVersion } from "../package-root.js";
+import { closest } from "../suggest.js";
 import { emit, type CommandResult } from "./output.js";
 
 /** Internal bug (not the user's input): EX_SOFTWARE. */
@@ -22,11 +23,29 @@ const registrations: Array<() => Promise<{ register: CommandRegistration }>> = [
   () => import("./commands/spec.js"),
 ];
 
+/**
+ * commander's Command, with one change: a required option reported missing while the user typed
+ * an unknown option that resembles it (`--adaptor` for `--adapter`) is reported as that typo.
+ */
+class HermitCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new HermitCommand(name);
+  }
+
+  /** commander's (undocumented) hook for a required option left out; `this.args` still holds the unknown options. */
+  missingMandatoryOptionValue(option: Option): void {
+    const typed = this.args.filter((arg) => arg.startsWith("--")).map((arg) => arg.split("=")[0]!);
+    const typo = option.long ? typed.find((arg) => closest(arg.slice(2), [option.long!.slice(2)]) !== undefined) : undefined;
+    if (typo) this.error(`error: unknown option '${typo}'\n(Did you mean ${option.long}?)`, { code: "commander.unknownOption" });
+    (Command.prototype as unknown as { missingMandatoryOptionValue(option: Option): void }).missingMandatoryOptionValue.call(this, option);
+  }
+}
+
 export async function buildProgram(): Promise<Command> {
-  const program = new Command("hermit")
+  const program = new HermitCommand("hermit")
     .description("Train and ship adapters for AI coding-agent hosts (Codex, Claude Code, Pi, OpenCode, Gemini CLI).")
     .version(hermitVersion, "-V, --version")
-    .showHelpAfterError()
+    .showHelpAfterError("(add --help for usage)")
     .exitOverride();
   const run: RunAction = async (json, action) => {
     let result: CommandResult;
