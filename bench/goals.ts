@@ -1,0 +1,70 @@
+/**
+ * The speed goals, one row each: what is compared with what, the bound on the median ratio,
+ * and which ratio the bound is on. `npm run bench` prints every row, measured or not.
+ * Ratios are subject / baseline, measured in one run, paired and interleaved (bench/lib.ts).
+ */
+export interface Goal {
+  /** The row as people name it. */
+  measure: string;
+  /** The bound on the median per-pair ratio; undefined for a row judged otherwise (memory). */
+  max?: number;
+  /** Which ratio the bound is on: CPU time (steadier on a shared machine) or wall time. */
+  on: "cpu" | "wall";
+  /** The goal as printed. */
+  text: string;
+  /** The benchmark file that measures it. */
+  bench: string;
+}
+
+export const GOALS = {
+  "cold-deploy": {
+    measure: "cold deploy, 200 skills, codex / a Node script writing the same files",
+    max: 2,
+    on: "cpu",
+    text: "≤ 2×",
+    bench: "deploy",
+  },
+  "noop-redeploy": {
+    measure: "no-op redeploy / cold deploy",
+    max: 0.3,
+    on: "cpu",
+    text: "≤ 0.3×, zero writes",
+    bench: "deploy",
+  },
+  version: {
+    measure: "`hermit --version` / `node -e 0` (CPU)",
+    max: 1.2,
+    on: "cpu",
+    text: "≤ 1.2×",
+    bench: "startup",
+  },
+  "check-spec": {
+    measure: "`checkSpec` / reading every file",
+    max: 2,
+    on: "wall",
+    text: "≤ 2×",
+    bench: "spec",
+  },
+  "trainer-step": {
+    measure: "Trainer step (candidate changes: check, repair, validation) / `git add` + `git commit` of the same change",
+    max: 1.5,
+    on: "wall",
+    text: "≤ 1.5×",
+    bench: "train",
+  },
+  "serve-p50": {
+    measure: "`hermit serve` p50 round trip / minimal SDK server",
+    max: 1.2,
+    on: "wall",
+    text: "≤ 1.2×",
+    bench: "serve",
+  },
+  "run-memory": {
+    measure: "200-step run: memory",
+    on: "wall",
+    text: "flat (no growth per step)",
+    bench: "train",
+  },
+} satisfies Record<string, Goal>;
+
+export type GoalId = keyof typeof GOALS;
