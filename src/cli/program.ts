@@ -17,6 +17,7 @@ export type RunAction = (json: boolean, action: () => Promise<CommandResult>) =>
 /** Command modules, in the order `--help` lists them. Each adds its own subcommand(s). */
 const registrations: Array<() => Promise<{ register: CommandRegistration }>> = [
   () => import("./commands/train.js"),
+  () => import("./commands/report.js"),
   () => import("./commands/deploy.js"),
   () => import("./commands/serve.js"),
   () => import("./commands/verify.js"),

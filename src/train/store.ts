@@ -95,6 +95,15 @@ export class VersionStore {
     return store;
   }
 
+  /**
+   * Open an existing store for reading only (the report): nothing is created or cleaned, so a
+   * reader never disturbs a Trainer writing the same store. Undefined when `gitdir` holds none.
+   */
+  static async openExisting(gitdir: string): Promise<VersionStore | undefined> {
+    const head = await stat(join(gitdir, "HEAD")).catch(() => undefined);
+    return head?.isFile() ? new VersionStore(gitdir) : undefined;
+  }
+
   /** Record every file of `dir` (as `walkTree` sees it: no `.git`, no `node_modules`, no escaping symlink). */
   async writeDirectory(dir: string): Promise<{ tree: string; files: FileMap }> {
     const { files } = await walkTree(dir);

@@ -73,7 +73,12 @@ export const register: CommandRegistration = (program: Command, run) => {
         const { resolve } = await import("node:path");
         const { showRun } = await import("../../train/runs.js");
         const details = await showRun(resolve(options.runsDir), runId);
-        return { exitCode: ExitCode.ok, json: { run: details.record, steps: details.stepRecords, status: details.status }, text: formatShow(details) };
+        const report = await reportPath(details.dir);
+        return {
+          exitCode: ExitCode.ok,
+          json: { run: details.record, steps: details.stepRecords, status: details.status, report: report ?? null },
+          text: formatShow(details, report, options.runsDir),
+        };
       }),
     );
 };
@@ -129,7 +134,16 @@ function formatList(list: RunSummary[], runsDir: string): string {
   ].join("\n");
 }
 
-function formatShow(details: RunDetails): string {
+/** The run's `report.html`, when the Trainer (or `hermit report`) has written one. */
+async function reportPath(dir: string): Promise<string | undefined> {
+  const { join } = await import("node:path");
+  const { stat } = await import("node:fs/promises");
+  const { REPORT_FILE } = await import("../../report/write.js");
+  const file = join(dir, REPORT_FILE);
+  return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
+}
+
+function formatShow(details: RunDetails, report: string | undefined, runsDir: string): string {
   const record = details.record;
   const lines = [
     `run ${record.run}: ${details.status}${record.reason ? ` (${record.reason})` : ""}`,
@@ -143,6 +157,7 @@ function formatShow(details: RunDetails): string {
   if (record.final) {
     lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
   }
+  lines.push(report ? `  report: ${report}` : `  report: none yet (hermit report ${record.run} --runs-dir ${runsDir} writes it)`);
   if (details.stepRecords.length > 0) lines.push("", "  step  status     candidate  accepted  commit", ...stepLines(details.stepRecords));
   return lines.join("\n");
 }
