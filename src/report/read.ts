@@ -5,13 +5,15 @@
  * while a Trainer works on the run. Git is the source of truth for which steps committed; a
  * step whose record a crash lost is rebuilt from its commit's trailers.
  */
+import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { errorMessage } from "../errors.js";
-import { readJson, readJsonLines } from "../fs/json.js";
+import { HermitError, errorMessage } from "../errors.js";
+import { readJson } from "../fs/json.js";
 import { diffFiles } from "../train/card.js";
-import type { StepRecord } from "../train/records.js";
+import type { RunRecord, StepRecord } from "../train/records.js";
 import { runPaths, runRefs, stepDir, type RunPaths } from "../train/run-dir.js";
-import { showRun } from "../train/runs.js";
+import { heldByLiveProcess } from "../train/runs.js";
+import { runIdProblem } from "../train/settings.js";
 import { VersionStore } from "../train/store.js";
 import { parseScore } from "../train/trailers.js";
 import type { LearningMaterial, RolloutRecord, StepStatus } from "../train/types.js";
@@ -21,13 +23,17 @@ import type { ReportInput, ReportStep } from "./model.js";
 import type { FileDiff } from "./types.js";
 
 /**
- * What stays true between two reads of the same run: diffs of two trees and the batch of a
- * committed step never change, so a Trainer refreshing its report after every step computes
- * each once.
+ * What stays true between two reads of the same run, so a Trainer refreshing its report after
+ * every step reads each record once: a committed step's record, batch and diffs never change,
+ * and `rollouts.jsonl` only grows (it is read on from where the last read stopped).
  */
 export class ReportMemo {
   readonly diffs = new Map<string, FileDiff[]>();
   readonly batches = new Map<string, Array<{ instance: string; trial: number }> | undefined>();
+  readonly records = new Map<number, StepRecord>();
+  rollouts: RolloutRecord[] = [];
+  /** Bytes of `rollouts.jsonl` already parsed (up to the last complete line). */
+  rolloutBytes = 0;
 }
 
 export interface ReadOptions {
@@ -38,29 +44,21 @@ export interface ReadOptions {
 
 /** Gather everything the report of run `runId` shows. */
 export async function readReportInput(runsDir: string, runId: string, options: ReadOptions = {}): Promise<ReportInput> {
-  const details = await showRun(runsDir, runId);
-  const run = details.record;
+  const problem = runIdProblem(runId);
+  if (problem) throw new HermitError("USAGE", `run id '${runId}' ${problem}`, { run: runId });
   const paths = runPaths(runsDir, runId);
+  const run = await readJson<RunRecord>(paths.runJson);
+  if (!run) throw new HermitError("INPUT_NOT_FOUND", `${paths.runJson}: no run '${runId}' in ${runsDir}`, { path: paths.runJson });
+  if (run.format !== "hermit-run") throw new HermitError("RUN_INVALID", `${paths.runJson}: not a hermit run record`, { path: paths.runJson });
+  const status = run.status === "running" && !(await heldByLiveProcess(paths.lock)) ? "interrupted" : run.status;
   const memo = options.memo ?? new ReportMemo();
   const notes: string[] = [];
-  const store = options.store ?? (await VersionStore.openExisting(run.settings.store));
+  // A run directory moved with its runs folder still finds the store it recorded beside it.
+  const store = options.store ?? (await VersionStore.openExisting(run.settings.store)) ?? (await VersionStore.openExisting(join(runsDir, "versions.git")));
   if (!store) notes.push(`${run.settings.store}: the version store is not there, so diffs and steps a crash left unrecorded cannot be shown`);
 
-  const records = new Map(details.stepRecords.map((record) => [record.step, record]));
-  if (store) {
-    for (const [step, commit] of await committedSteps(store, runId)) {
-      const saved = records.get(step);
-      if (saved?.commit === commit) continue;
-      try {
-        records.set(step, await stepFromCommit(store, step, commit));
-      } catch (error) {
-        notes.push(`step ${step}: commit ${commit.slice(0, 12)} could not be read (${errorMessage(error)})`);
-      }
-    }
-  }
-  const ordered = [...records.values()].sort((a, b) => a.step - b.step);
+  const ordered = await stepRecords(paths, run, store, memo, notes);
   const trees = new Map<string, string>([[run.base.commit, run.base.tree], ...ordered.map((record) => [record.commit, record.tree] as [string, string])]);
-
   const steps: ReportStep[] = [];
   for (const record of ordered) {
     const step: ReportStep = { record, batch: await actingBatch(paths, record, memo) };
@@ -77,22 +75,78 @@ export async function readReportInput(runsDir: string, runId: string, options: R
     }
     steps.push(step);
   }
-  const rollouts = (await readJsonLines<RolloutRecord>(paths.rollouts)).filter(
-    (record) => typeof record?.tree === "string" && typeof record.instance === "string" && typeof record.split === "string",
-  );
-  return { run, status: details.status, live: details.status === "running", dir: paths.dir, steps, rollouts, notes };
+  return { run, status, live: status === "running", dir: paths.dir, steps, rollouts: await readRollouts(paths.rollouts, memo), notes };
 }
 
-/** Step number → candidate commit, from the refs (a step is done once its ref exists). */
-async function committedSteps(store: VersionStore, runId: string): Promise<Map<number, string>> {
-  const refs = runRefs(runId);
-  const out = new Map<number, string>();
-  for (const ref of await store.listRefs(refs.candidates).catch(() => [] as string[])) {
-    const step = Number(/\/step-(\d+)$/.exec(ref)?.[1]);
-    const commit = Number.isInteger(step) ? await store.getRef(ref) : undefined;
-    if (commit) out.set(step, commit);
+/**
+ * The committed steps, oldest first. `run.json` is saved after a step's commit point, so steps
+ * up to its `lastStep` are committed and their records are final; past it, Git decides: a step
+ * is committed once its candidate ref exists (its record is written just before the ref, so a
+ * record without a ref is a step a crash cut short). A committed step whose record is missing
+ * or names another commit is rebuilt from the commit's trailers.
+ */
+async function stepRecords(paths: RunPaths, run: RunRecord, store: VersionStore | undefined, memo: ReportMemo, notes: string[]): Promise<StepRecord[]> {
+  const refs = runRefs(run.run);
+  const out: StepRecord[] = [];
+  for (let step = 1; ; step++) {
+    const known = memo.records.get(step);
+    if (known) {
+      out.push(known);
+      continue;
+    }
+    const saved = await readJson<StepRecord>(join(stepDir(paths, step), "step.json")).catch(() => undefined);
+    const commit = store && (step > run.lastStep || !saved) ? await store.getRef(refs.candidate(step)).catch(() => undefined) : saved?.commit;
+    if (!commit) {
+      if (step <= run.lastStep) {
+        notes.push(`step ${step}: no record and no commit found`);
+        continue;
+      }
+      return out;
+    }
+    let record = saved?.commit === commit ? saved : undefined;
+    if (!record && store) {
+      record = await stepFromCommit(store, step, commit).catch((error) => {
+        notes.push(`step ${step}: commit ${commit.slice(0, 12)} could not be read (${errorMessage(error)})`);
+        return undefined;
+      });
+    }
+    if (!record) continue;
+    // Final once committed: a refresh never reads it again.
+    memo.records.set(step, record);
+    out.push(record);
   }
-  return out;
+}
+
+/** `rollouts.jsonl`, read on from where the previous read stopped (it only grows; a torn last line is left for later). */
+async function readRollouts(file: string, memo: ReportMemo): Promise<RolloutRecord[]> {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return memo.rollouts;
+    throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size < memo.rolloutBytes) [memo.rollouts, memo.rolloutBytes] = [[], 0];
+    if (size === memo.rolloutBytes) return memo.rollouts;
+    const buffer = Buffer.alloc(size - memo.rolloutBytes);
+    await handle.read(buffer, 0, buffer.length, memo.rolloutBytes);
+    const complete = buffer.lastIndexOf(0x0a) + 1;
+    for (const line of buffer.subarray(0, complete).toString("utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        const record = JSON.parse(line) as RolloutRecord;
+        if (typeof record?.tree === "string" && typeof record.instance === "string" && typeof record.split === "string") memo.rollouts.push(record);
+      } catch {
+        // a line torn by a crash, sealed by the next append: that rollout never finished
+      }
+    }
+    memo.rolloutBytes += complete;
+    return memo.rollouts;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A step record from its commit alone (its `step.json` was lost to a crash): fewer details. */

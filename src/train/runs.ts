@@ -70,7 +70,8 @@ async function summarize(record: RunRecord, dir: string, lock: string): Promise<
   };
 }
 
-async function heldByLiveProcess(lock: string): Promise<boolean> {
+/** Does a live process hold this run's `.lock` (a lock from another host counts as held)? */
+export async function heldByLiveProcess(lock: string): Promise<boolean> {
   try {
     const holder = JSON.parse(await readFile(lock, "utf8")) as { pid: number; host: string };
     if (holder.host !== hostname()) return true;

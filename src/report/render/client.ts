@@ -7,6 +7,7 @@
 export const CLIENT_SCRIPT = String.raw`
 (function () {
   "use strict";
+  performance.mark("hermit-report-start");
   var data = JSON.parse(document.getElementById("report-data").textContent);
   var styles = JSON.parse(document.getElementById("report-styles").textContent);
   var report = { data: data, charts: {} };
@@ -137,6 +138,59 @@ export const CLIENT_SCRIPT = String.raw`
     block.scrollIntoView({ block: "start" });
   }
 
+  // Line diffs are drawn when a step's block is first opened (DOM text, never parsed as HTML).
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function fileBlock(file) {
+    var block = element("div", "file");
+    var head = element("div", "file-head");
+    head.setAttribute("data-file", file.path);
+    head.appendChild(element("span", "change " + file.change, file.change));
+    head.appendChild(document.createTextNode(" "));
+    head.appendChild(element("code", "", file.path));
+    head.appendChild(element("span", "add", " +" + file.added));
+    head.appendChild(element("span", "del", " \u2212" + file.removed));
+    if (file.note) head.appendChild(element("span", "muted", " (" + file.note + ")"));
+    block.appendChild(head);
+    if (file.hunks.length === 0) return block;
+    var diff = element("div", "diff");
+    file.hunks.forEach(function (hunk) {
+      diff.appendChild(element("div", "hunk", "@@ \u2212" + hunk.oldStart + "," + hunk.oldLines + " +" + hunk.newStart + "," + hunk.newLines + " @@"));
+      hunk.lines.forEach(function (line) {
+        var kind = line.charAt(0) === "+" ? "add" : line.charAt(0) === "-" ? "del" : line.charAt(0) === "\\" ? "meta" : "ctx";
+        diff.appendChild(element("div", "line " + kind, line));
+      });
+    });
+    block.appendChild(diff);
+    return block;
+  }
+
+  function fillFiles(container, files) {
+    if (!container || container.hasChildNodes()) return;
+    var added = 0, removed = 0;
+    files.forEach(function (file) { added += file.added; removed += file.removed; });
+    container.appendChild(element("p", "", files.length + " file" + (files.length === 1 ? "" : "s") + " changed, +" + added + " \u2212" + removed));
+    files.forEach(function (file) { container.appendChild(fileBlock(file)); });
+  }
+
+  function diffsOnOpen() {
+    document.querySelectorAll("details.step").forEach(function (block) {
+      var step = data.steps[Number(block.getAttribute("data-index"))];
+      var fill = function () {
+        if (!block.open) return;
+        fillFiles(block.querySelector('[data-files="diff"]'), step.diff);
+        if (step.repair) fillFiles(block.querySelector('[data-files="repair"]'), step.repair.diff);
+      };
+      block.addEventListener("toggle", fill);
+      fill();
+    });
+  }
+
   function tooltips() {
     var tip = document.getElementById("tip");
     var maps = {};
@@ -182,10 +236,12 @@ export const CLIENT_SCRIPT = String.raw`
     }, 15000);
   }
 
+  diffsOnOpen();
   scoreChart();
   timeChart();
   tooltips();
   keepOpenAcrossReloads();
+  if (window.performance && performance.mark) performance.mark("hermit-report-drawn");
   window.addEventListener("resize", function () {
     Object.keys(report.charts).forEach(function (name) {
       var chart = report.charts[name];
