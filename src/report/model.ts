@@ -2,6 +2,7 @@
  * The report model (pure): a run's records and diffs in, the `ReportData` the page shows and
  * `hermit report --json` prints out. No IO here; `read.ts` gathers the input.
  */
+import { dirname } from "node:path";
 import type { RunRecord, StepRecord } from "../train/records.js";
 import type { RolloutRecord } from "../train/types.js";
 import { buildHeatmaps, type HeatStep } from "./heatmap.js";
@@ -29,8 +30,10 @@ export interface ReportInput {
   status: string;
   /** A live process holds the run. */
   live: boolean;
-  /** The run directory. */
+  /** The run directory, where it is now (it may have moved since it ran). */
   dir: string;
+  /** The version store the report read, or the recorded one when none was found. */
+  store: string;
   steps: ReportStep[];
   /** Every finished rollout (`rollouts.jsonl`). */
   rollouts: RolloutRecord[];
@@ -76,7 +79,7 @@ export function buildReport(input: ReportInput): ReportData {
       hermitVersion: run.hermitVersion,
       branch: run.branch,
       ...(run.final ? { finalTag: run.final.tag } : {}),
-      store: run.settings.store,
+      store: input.store,
       template: run.template,
       base: run.base,
       task: run.task,
@@ -86,7 +89,7 @@ export function buildReport(input: ReportInput): ReportData {
       createdAt: run.createdAt,
       updatedAt: run.updatedAt,
     },
-    reproduce: reproduceCommands(run, lastCommitted),
+    reproduce: reproduceCommands(run, lastCommitted, { runsDir: dirname(input.dir), store: input.store }),
     ...(run.final
       ? {
           test: {

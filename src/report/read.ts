@@ -5,7 +5,7 @@
  * while a Trainer works on the run. Git is the source of truth for which steps committed; a
  * step whose record a crash lost is rebuilt from its commit's trailers.
  */
-import { open } from "node:fs/promises";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { HermitError, errorMessage } from "../errors.js";
 import { readJson } from "../fs/json.js";
@@ -31,6 +31,7 @@ export class ReportMemo {
   readonly diffs = new Map<string, FileDiff[]>();
   readonly batches = new Map<string, Array<{ instance: string; trial: number }> | undefined>();
   readonly records = new Map<number, StepRecord>();
+  readonly calls = new Map<string, unknown[] | undefined>();
   rollouts: RolloutRecord[] = [];
   /** Bytes of `rollouts.jsonl` already parsed (up to the last complete line). */
   rolloutBytes = 0;
@@ -55,13 +56,15 @@ export async function readReportInput(runsDir: string, runId: string, options: R
   const notes: string[] = [];
   // A run directory moved with its runs folder still finds the store it recorded beside it.
   const store = options.store ?? (await VersionStore.openExisting(run.settings.store)) ?? (await VersionStore.openExisting(join(runsDir, "versions.git")));
+  const storePath = store?.gitdir ?? run.settings.store;
   if (!store) notes.push(`${run.settings.store}: the version store is not there, so diffs and steps a crash left unrecorded cannot be shown`);
 
   const ordered = await stepRecords(paths, run, store, memo, notes);
   const trees = new Map<string, string>([[run.base.commit, run.base.tree], ...ordered.map((record) => [record.commit, record.tree] as [string, string])]);
   const steps: ReportStep[] = [];
   for (const record of ordered) {
-    const step: ReportStep = { record, batch: await actingBatch(paths, record, memo) };
+    const calls = await learningCalls(paths, record, memo);
+    const step: ReportStep = { record, batch: await actingBatch(paths, record, memo), ...(calls ? { calls } : {}) };
     if (store) {
       try {
         const parentTree = trees.get(record.acceptedBefore) ?? (await store.readCommit(record.acceptedBefore)).tree;
@@ -75,7 +78,7 @@ export async function readReportInput(runsDir: string, runId: string, options: R
     }
     steps.push(step);
   }
-  return { run, status, live: status === "running", dir: paths.dir, steps, rollouts: await readRollouts(paths.rollouts, memo), notes };
+  return { run, status, live: status === "running", dir: paths.dir, store: storePath, steps, rollouts: await readRollouts(paths.rollouts, memo), notes };
 }
 
 /**
@@ -202,4 +205,26 @@ async function actingBatch(paths: RunPaths, record: StepRecord, memo: ReportMemo
     : undefined;
   memo.batches.set(key, batch);
   return batch;
+}
+
+/**
+ * The usage of each model call the learner made in a step (`steps/<n>/calls/*.json`), with its
+ * cost; undefined when the step recorded no calls (an Evolver without a model, or a run from
+ * before call records).
+ */
+async function learningCalls(paths: RunPaths, record: StepRecord, memo: ReportMemo): Promise<unknown[] | undefined> {
+  const key = `${record.step}:${record.commit}`;
+  if (memo.calls.has(key)) return memo.calls.get(key);
+  const dir = join(stepDir(paths, record.step), "calls");
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith(".json")).sort();
+  const calls: unknown[] = [];
+  for (const name of names) {
+    const call = await readJson<{ role?: string; status?: string; usage?: Record<string, unknown>; costUsd?: number }>(join(dir, name)).catch(() => undefined);
+    // A call a budget refused was never made: it spent nothing, known or unknown.
+    if (!call || (call.role !== undefined && call.role !== "learning") || call.status === "refused") continue;
+    calls.push({ ...(call.usage ?? {}), ...(typeof call.costUsd === "number" ? { costUsd: call.costUsd } : {}) });
+  }
+  const out = names.length > 0 ? calls : undefined;
+  memo.calls.set(key, out);
+  return out;
 }

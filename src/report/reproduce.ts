@@ -2,6 +2,7 @@
  * How to reproduce, resume or continue a run (pure): its recorded settings as flags, and the
  * commands a person would type.
  */
+import { join } from "node:path";
 import type { RunRecord } from "../train/records.js";
 
 type Settings = RunRecord["settings"];
@@ -33,8 +34,8 @@ export function shellWord(word: string): string {
 
 const command = (words: string[]) => words.map(shellWord).join(" ");
 
-/** Flags that would start the same run again (under a new run id). */
-function trainFlags(settings: Settings): string[] {
+/** Flags that would start the same run again (under a new run id), in the runs folder where it is now. */
+function trainFlags(settings: Settings, where: Where): string[] {
   const words: string[] = [];
   const add = (flag: string, value: unknown) => {
     if (value !== undefined) words.push(`--${flag}`, String(value));
@@ -47,8 +48,8 @@ function trainFlags(settings: Settings): string[] {
   add("pool", settings.pool);
   add("steps", settings.steps);
   add("seed", settings.seed);
-  add("store", settings.store);
-  add("runs-dir", settings.runsDir);
+  add("store", where.store);
+  add("runs-dir", where.runsDir);
   add("concurrency", settings.concurrency);
   add("checkpoint-every", settings.checkpointEvery);
   add("accept", settings.accept);
@@ -64,16 +65,22 @@ function trainFlags(settings: Settings): string[] {
   return words;
 }
 
+/** Where the run is now: its runs folder and its version store (a run directory may have moved). */
+export interface Where {
+  runsDir: string;
+  store: string;
+}
+
 /** The commands shown under "Reproduce and resume". */
-export function reproduceCommands(run: RunRecord, lastCommitted: number): Array<{ label: string; command: string }> {
+export function reproduceCommands(run: RunRecord, lastCommitted: number, location: Where): Array<{ label: string; command: string }> {
   const settings = run.settings;
   const out: Array<{ label: string; command: string }> = [];
-  const where = ["--runs-dir", settings.runsDir];
+  const where = ["--runs-dir", location.runsDir, ...(location.store !== join(location.runsDir, "versions.git") ? ["--store", location.store] : [])];
   if (run.final) {
     out.push({ label: "Extend this run with 10 more steps", command: command(["hermit", "train", "--resume", run.run, ...where, "--steps", String(Math.max(settings.steps, lastCommitted) + 10)]) });
     out.push({
       label: "Start a new run from its final version",
-      command: command(["hermit", "train", "--from", run.final.tag, "--store", settings.store, "--template", settings.template, "--task", settings.task, "--evolver", settings.evolver, ...(settings.pool ? ["--pool", settings.pool] : [])]),
+      command: command(["hermit", "train", "--from", run.final.tag, "--store", location.store, "--template", settings.template, "--task", settings.task, "--evolver", settings.evolver, ...(settings.pool ? ["--pool", settings.pool] : [])]),
     });
   } else {
     out.push({ label: "Resume it from its last committed step (finished rollouts are reused)", command: command(["hermit", "train", "--resume", run.run, ...where]) });
@@ -83,7 +90,7 @@ export function reproduceCommands(run: RunRecord, lastCommitted: number): Array<
     out.push({ label: `Reproduce it: not from the command line (${plugins.join(", ")} was given to train() as an object)`, command: "" });
   } else {
     const options = Object.keys(settings.evolverOptions ?? {}).length > 0 ? ` (and evolver-options ${JSON.stringify(settings.evolverOptions)} in a --config file)` : "";
-    out.push({ label: `Reproduce it under a new run id, same seed and settings${options}`, command: command(["hermit", "train", ...trainFlags(settings), "--run-id", `${run.run}-again`]) });
+    out.push({ label: `Reproduce it under a new run id, same seed and settings${options}`, command: command(["hermit", "train", ...trainFlags(settings, location), "--run-id", `${run.run}-again`]) });
   }
   out.push({ label: "Inspect it", command: command(["hermit", "runs", "show", run.run, ...where]) });
   return out;

@@ -6,13 +6,13 @@
  * run's scenario dictates, and the diff of a known step showing its known line. Screenshots
  * are kept in the test's temp dir.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { cp, mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
 import { noChromium, openReport, pageFacts, screenshot, sectionShots, type OpenedPage } from "./browser.js";
-import { interruptedRun, longRun, mixedRun, reportCli, type MadeRun } from "./runs.js";
+import { HOSTILE_FILE_LINE, HOSTILE_SUMMARY, interruptedRun, longRun, mixedRun, reportCli, type MadeRun } from "./runs.js";
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -87,6 +87,12 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
       expect(facts.lineage.find((node) => node.node === "step-2")!.parent).toBe(commitOf("step-1"));
       expect(facts.lineage.find((node) => node.node === "step-6")!.parent).toBe(commitOf("step-3"));
 
+      // Hostile text is shown as text: nothing ran, nothing was fetched (checked above for every page).
+      expect(facts.rows[1].text).toContain(HOSTILE_SUMMARY);
+      await opened.page.click("#step-2 > summary");
+      expect(await opened.page.locator("#step-2").innerText()).toContain(`+Be brief. ${HOSTILE_FILE_LINE}`);
+      expect(await opened.page.evaluate("window.pwned")).toBeUndefined();
+
       // The diff of step 1 shows the line it added; step 3 shows its repair.
       await opened.page.click("#step-1 > summary");
       const step1 = await opened.page.locator("#step-1").innerText();
@@ -101,6 +107,9 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
       // Hovering a failed cell names the error.
       await opened.page.hover('svg[data-heatmap="validation"] rect[data-row="1"][data-col="6"]');
       expect(await opened.page.locator("#tip").innerText()).toContain("the agent crashed on v2");
+      // Opening diffs and hovering fetched nothing either.
+      expect(opened.requests).toEqual([`file://${join(run.dir, "report.html")}`]);
+      expect(opened.problems).toEqual([]);
     } finally {
       await opened.close();
     }
@@ -126,6 +135,48 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
       expect(text).toContain(`hermit train --resume crashed --runs-dir ${run.runsDir}`);
     } finally {
       await opened.close();
+    }
+  }, 240_000);
+
+  it("a run made before reports existed, moved to another directory, one step record lost, then its store lost", async () => {
+    const runsDir = join(await tempDir("hermit-report-old-"), "runs");
+    await cp(join(import.meta.dirname, "fixtures", "before-report"), runsDir, { recursive: true });
+    const run: MadeRun = { runsDir, runId: "before-report", dir: join(runsDir, "before-report") };
+    // Its recorded store path (/tmp/oldrun/…) is gone: the store beside the run is found instead.
+    let checked = await openChecked(run, "before-report");
+    try {
+      expect(checked.facts.chartX).toEqual([1, 2, 3]);
+      expect(checked.facts.strip.map((mark) => mark.status)).toEqual(["accepted", "accepted", "rejected"]);
+      expect(checked.facts.embedded.notes).toEqual([]);
+      const validation = grid(checked.facts.heatmaps.find((map) => map.id === "validation")!.cells);
+      expect(validation).toEqual(Array(3).fill(Array(4).fill("score")));
+      await checked.opened.page.click("#step-2 > summary");
+      expect(await checked.opened.page.locator("#step-2").innerText()).toContain("+Rule 2.");
+    } finally {
+      await checked.opened.close();
+    }
+
+    // A crash lost step 3's record: Git still has the step; the page rebuilds it from the commit.
+    await rm(join(run.dir, "steps", "3", "step.json"));
+    checked = await openChecked(run, "before-report-rebuilt");
+    try {
+      expect(checked.facts.strip.map((mark) => mark.status)).toEqual(["accepted", "accepted", "rejected"]);
+      expect(checked.facts.embedded.steps[2]).toMatchObject({ rebuilt: true, summary: "added rule 3", scores: { candidate: 0.3 } });
+      expect(checked.facts.rows[2].text).toContain("rebuilt from the version store");
+    } finally {
+      await checked.opened.close();
+    }
+
+    // Without its store, the page still shows every recorded step and says what it cannot show.
+    await rm(join(runsDir, "versions.git"), { recursive: true });
+    await cp(join(import.meta.dirname, "fixtures", "before-report", "before-report", "steps", "3", "step.json"), join(run.dir, "steps", "3", "step.json"));
+    checked = await openChecked(run, "before-report-no-store");
+    try {
+      expect(checked.facts.chartX).toEqual([1, 2, 3]);
+      expect(checked.facts.embedded.notes[0]).toContain("the version store is not there");
+      expect(await checked.opened.page.locator("#notes").innerText()).toContain("the version store is not there");
+    } finally {
+      await checked.opened.close();
     }
   }, 240_000);
 

@@ -23,6 +23,9 @@ export interface MadeRun {
   dir: string;
 }
 
+export const HOSTILE_SUMMARY = `<img src="https://example.invalid/x.png" onerror="window.pwned = 1">`;
+export const HOSTILE_FILE_LINE = `</script><script>window.pwned = 2</script>`;
+
 const countChecks = (text: string) => (text.match(/^Check the result\.$/gm) ?? []).length;
 
 /**
@@ -46,7 +49,10 @@ export async function mixedRun(): Promise<MadeRun> {
   });
   const edits: Array<(context: EvolverContext) => Promise<{ status: "done"; summary: string }>> = [
     async (context) => (await appendTo(context, "ADAPTER.md", "\nCheck the result.\n"), { status: "done", summary: "added a check" }),
-    async (context) => (await appendTo(context, "ADAPTER.md", "\nBe brief.\n"), { status: "done", summary: "added noise" }),
+    // Hostile text in a summary and in a file: the page must show it as text, never run or fetch it.
+    async (context) => (
+      await appendTo(context, "ADAPTER.md", `\nBe brief. ${HOSTILE_FILE_LINE}\n`), { status: "done", summary: `added noise ${HOSTILE_SUMMARY}` }
+    ),
     async (context) => {
       await writeFile(join(context.workspace.adapter, "notes.txt"), "scratch notes the template does not declare\n");
       await appendTo(context, "ADAPTER.md", "\nCheck the result.\n");

@@ -81,7 +81,7 @@ export const CLIENT_SCRIPT = String.raw`
         var x = u.valToPos(xs[i], "x", true);
         var style = styleOf(steps[i].status);
         var y = candidate[i] === null ? bottom : u.valToPos(candidate[i], "y", true);
-        marker(ctx, candidate[i] === null && style.shape !== "bar" ? "ring" : style.shape, x, y, 4 * devicePixelRatio, style.color);
+        marker(ctx, style.shape, x, y, 4 * devicePixelRatio, style.color);
         if (steps[i].repaired) { ctx.save(); ctx.strokeStyle = "#CC79A7"; ctx.lineWidth = 1.5; ctx.setLineDash([3, 2]); ctx.beginPath(); ctx.arc(x, y, 8 * devicePixelRatio, 0, 2 * Math.PI); ctx.stroke(); ctx.restore(); }
       }
       if (!data.test) return;

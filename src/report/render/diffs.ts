@@ -30,7 +30,7 @@ export function changesSection(steps: StepView[]): string {
       const removed = step.diff.reduce((sum, file) => sum + file.removed, 0);
       const head =
         `<summary><span class="step-no">step ${step.step}</span> ${statusBadge(step.status, step.repaired)} ` +
-        `<span class="muted">${files} file${files === 1 ? "" : "s"} <span class="add">+${added}</span> <span class="del">−${removed}</span> · candidate ${score(step.scores.candidate)} vs ${score(step.scores.accepted)}</span> ${esc(step.summary)}</summary>`;
+        `<span class="muted">${step.diffNote && files === 0 ? "changes unavailable" : `${files} file${files === 1 ? "" : "s"} <span class="add">+${added}</span> <span class="del">−${removed}</span>`} · candidate ${score(step.scores.candidate)} vs ${score(step.scores.accepted)}</span> ${esc(step.summary)}</summary>`;
       const commits = step.commit ? `<p>Candidate <code>${shortId(step.commit)}</code> made from <code>${shortId(step.parent)}</code>. ${esc(step.reason)}</p>` : `<p>${esc(step.reason)}</p>`;
       const empty = step.diffNote ? esc(step.diffNote) : "No file changed: the candidate is its parent.";
       const body = step.commit ? (files > 0 ? `<div class="files" data-files="diff"></div>` : `<p class="muted">${empty}</p>`) : "";

@@ -68,7 +68,7 @@ export function renderReport(data: ReportData, assets: ReportAssets): string {
       "scores",
       "Score per step",
       `<div id="score-chart" class="chart"></div>${statusLegend()}<div class="scroll">${statusStrip(data.steps)}</div>`,
-      "Each mark is a step's candidate on the validation split, shaped and coloured by what happened to it (a ring at the bottom: no score). The line is the accepted version it was compared with; dashed: the acting batch on train instances; the sealed test is scored once, for the base and the final version. Click a mark to open that step's changes.",
+      "Each mark is a step's candidate on the validation split, shaped and coloured by what happened to it (in the shaded band: no score). The line is the accepted version it was compared with; dashed: the acting batch on train instances; the sealed test is scored once, for the base and the final version. Click a mark to open that step's changes.",
     ),
     section("steps", "Steps", stepsTable(data.steps)),
     section("lineage", "Lineage of candidates", `<div class="scroll">${lineageSvg(data.lineage)}</div>`, "The accepted versions form the line; every other candidate hangs from the version it was made from. Hover a node for its commit."),
