@@ -11,13 +11,12 @@ import { HermitError, errorMessage } from "../errors.js";
 import { readJson } from "../fs/json.js";
 import { diffFiles } from "../train/card.js";
 import type { RunRecord, StepRecord } from "../train/records.js";
+import { stepRecordFromCommit } from "../train/rebuild.js";
 import { runPaths, runRefs, stepDir, type RunPaths } from "../train/run-dir.js";
 import { heldByLiveProcess } from "../train/runs.js";
 import { runIdProblem } from "../train/settings.js";
-import { VersionStore } from "../train/store.js";
-import { parseScore } from "../train/trailers.js";
-import type { LearningMaterial, RolloutRecord, StepStatus } from "../train/types.js";
-import { emptyUsage } from "../train/usage.js";
+import { VersionStore, type CommitInfo } from "../train/store.js";
+import type { LearningMaterial, RolloutRecord } from "../train/types.js";
 import { fileDiff } from "./diff.js";
 import type { ReportInput, ReportStep } from "./model.js";
 import type { FileDiff } from "./types.js";
@@ -108,7 +107,8 @@ async function stepRecords(paths: RunPaths, run: RunRecord, store: VersionStore 
     }
     let record = saved?.commit === commit ? saved : undefined;
     if (!record && store) {
-      record = await stepFromCommit(store, step, commit).catch((error) => {
+      const rebuilt = (info: CommitInfo) => stepRecordFromCommit(step, info, info.parents[0] ?? commit);
+      record = await store.readCommit(commit).then(rebuilt, (error) => {
         notes.push(`step ${step}: commit ${commit.slice(0, 12)} could not be read (${errorMessage(error)})`);
         return undefined;
       });
@@ -152,32 +152,6 @@ async function readRollouts(file: string, memo: ReportMemo): Promise<RolloutReco
   }
 }
 
-/** A step record from its commit alone (its `step.json` was lost to a crash): fewer details. */
-async function stepFromCommit(store: VersionStore, step: number, commit: string): Promise<StepRecord> {
-  const info = await store.readCommit(commit);
-  const trailers = info.message.trailers;
-  const status = (trailers["Hermit-Status"] ?? "failed") as StepStatus;
-  const summary = info.message.subject.replace(/^step \d+: \S+ — /, "");
-  const parent = info.parents[0] ?? commit;
-  return {
-    step,
-    status,
-    summary,
-    evolver: { status: status === "failed" ? "failed" : "done", summary, durationMs: 0 },
-    commit,
-    tree: info.tree,
-    ...(trailers["Hermit-Repaired-From"] ? { invalidCommit: trailers["Hermit-Repaired-From"] } : {}),
-    acceptedBefore: parent,
-    acceptedAfter: status === "accepted" ? commit : parent,
-    score: parseScore(trailers["Hermit-Score"]),
-    acceptedScore: parseScore(trailers["Hermit-Accepted-Score"]),
-    batchScore: null,
-    rollouts: { ran: 0, cached: 0 },
-    usage: emptyUsage(),
-    durationMs: 0,
-    rebuilt: true,
-  };
-}
 
 /** The files that differ between two trees, each with its line diff. */
 async function treeDiff(store: VersionStore, before: string, after: string, memo: ReportMemo): Promise<FileDiff[]> {

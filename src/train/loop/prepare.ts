@@ -16,11 +16,10 @@ import { syncCheckout } from "../checkout.js";
 import { lockRun, type RunLock } from "../lock.js";
 import type { RunRecord, StepRecord } from "../records.js";
 import { runPaths, runRefs, stepDir, templateRef, type RunPaths } from "../run-dir.js";
+import { stepRecordFromCommit } from "../rebuild.js";
 import { runIdProblem } from "../settings/kinds.js";
 import type { TrainSettings } from "../settings/table.js";
 import { VersionStore } from "../store.js";
-import { parseScore } from "../trailers.js";
-import type { StepStatus } from "../types.js";
 import { emptyUsage } from "../usage.js";
 import type { AcceptedVersion } from "./context.js";
 import { tagCheckpoint } from "./pointers.js";
@@ -248,26 +247,5 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
 
 /** A step record from its commit alone, for a step whose `step.json` a crash lost. */
 async function rebuildStepRecord(store: VersionStore, step: number, commit: string, acceptedBefore: AcceptedVersion): Promise<StepRecord> {
-  const info = await store.readCommit(commit);
-  const trailers = info.message.trailers;
-  const status = (trailers["Hermit-Status"] ?? "failed") as StepStatus;
-  const summary = info.message.subject.replace(/^step \d+: \S+ — /, "");
-  return {
-    step,
-    status,
-    summary,
-    evolver: { status: status === "failed" ? "failed" : "done", summary, durationMs: 0 },
-    commit,
-    tree: info.tree,
-    ...(trailers["Hermit-Repaired-From"] ? { invalidCommit: trailers["Hermit-Repaired-From"] } : {}),
-    acceptedBefore: acceptedBefore.commit,
-    acceptedAfter: status === "accepted" ? commit : acceptedBefore.commit,
-    score: parseScore(trailers["Hermit-Score"]),
-    acceptedScore: parseScore(trailers["Hermit-Accepted-Score"]),
-    batchScore: null,
-    rollouts: { ran: 0, cached: 0 },
-    usage: emptyUsage(),
-    durationMs: 0,
-    rebuilt: true,
-  };
+  return stepRecordFromCommit(step, await store.readCommit(commit), acceptedBefore.commit);
 }
