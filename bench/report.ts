@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { readReportInput, ReportMemo } from "../src/report/read.js";
 import { writeReport } from "../src/report/write.js";
-import { train } from "../src/train/index.js";
+import { train } from "../src/builtins.js";
 import { VersionStore } from "../src/train/store.js";
 import { lightAdapter, rulesRun } from "../test/report/fixtures/rules.js";
 import { table } from "./lib.js";

@@ -14,7 +14,7 @@ import type { RunRecord, StepRecord } from "../train/records.js";
 import { stepRecordFromCommit } from "../train/rebuild.js";
 import { runPaths, runRefs, stepDir, type RunPaths } from "../train/run-dir.js";
 import { heldByLiveProcess } from "../train/runs.js";
-import { runIdProblem } from "../train/settings.js";
+import { runIdProblem } from "../train/settings/kinds.js";
 import { VersionStore, type CommitInfo } from "../train/store.js";
 import type { LearningMaterial, RolloutRecord } from "../train/types.js";
 import { fileDiff } from "./diff.js";

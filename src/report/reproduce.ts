@@ -1,29 +1,34 @@
 /**
- * How to reproduce, resume or continue a run (pure): its recorded settings as flags, and the
- * commands a person would type.
+ * How to reproduce, resume or continue a run (pure): its recorded settings as flags — derived
+ * from the Trainer's settings table, so every setting is shown the way `hermit train` takes it —
+ * and the commands a person would type.
  */
 import { join } from "node:path";
 import type { RunRecord } from "../train/records.js";
+import { configKey, flagName, type Setting } from "../train/settings/define.js";
+import { SETTINGS } from "../train/settings/table.js";
 
 type Settings = RunRecord["settings"];
 
-/** Settings as flag name → shown value (kebab-case, as in a config file). */
+/** Settings recorded by runs from before the settings table (`pool` was a setting of its own then). */
+const OLDER_SETTINGS: Record<string, string> = { pool: "pool" };
+
+/** What a new run from this run's final version keeps: the store, the template and the plugins with their options. */
+const PLUGIN_SETTINGS: ReadonlySet<string> = new Set(["store", "template", "task", "taskOptions", "evolver", "evolverOptions"]);
+
+const entries = () => Object.entries(SETTINGS) as Array<[string, Setting]>;
+
+/** Settings as config key → shown value, for display. */
 export function commandLine(settings: Settings): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(settings)) {
+  const recorded = settings as unknown as Record<string, unknown>;
+  for (const [name, setting] of entries()) {
+    const value = recorded[name];
     if (value === undefined) continue;
-    const flag = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-    if (flag === "deploy") {
-      const targets = value as Array<{ host: string; workspace: string }>;
-      if (targets.length > 0) out.deploy = targets.map((target) => `${target.host}:${target.workspace}`).join(", ");
-    } else if (flag === "evolver-options") {
-      if (Object.keys(value as object).length > 0) out[flag] = JSON.stringify(value);
-    } else if (flag === "rollout-timeout" || flag === "max-time") {
-      out[flag] = `${value}s`;
-    } else {
-      out[flag] = typeof value === "string" ? value : JSON.stringify(value);
-    }
+    const shown = setting.kind.show(value as never);
+    if (shown !== "") out[configKey(name, setting)] = shown;
   }
+  for (const [name, flag] of Object.entries(OLDER_SETTINGS)) if (typeof recorded[name] === "string") out[flag] = recorded[name] as string;
   return out;
 }
 
@@ -34,41 +39,36 @@ export function shellWord(word: string): string {
 
 const command = (words: string[]) => words.map(shellWord).join(" ");
 
-/** Flags that would start the same run again (under a new run id), in the runs folder where it is now. */
-function trainFlags(settings: Settings, where: Where): string[] {
-  const words: string[] = [];
-  const add = (flag: string, value: unknown) => {
-    if (value !== undefined) words.push(`--${flag}`, String(value));
-  };
-  if (settings.from) add("from", settings.from);
-  else add("adapter", settings.adapter);
-  add("template", settings.template);
-  add("task", settings.task);
-  add("evolver", settings.evolver);
-  add("pool", settings.pool);
-  add("steps", settings.steps);
-  add("seed", settings.seed);
-  add("store", where.store);
-  add("runs-dir", where.runsDir);
-  add("concurrency", settings.concurrency);
-  add("checkpoint-every", settings.checkpointEvery);
-  add("accept", settings.accept);
-  add("margin", settings.margin);
-  add("trials", settings.trials);
-  add("margin-se", settings.marginSe);
-  add("batch-size", settings.batchSize);
-  add("rollout-timeout", `${settings.rolloutTimeout}s`);
-  add("max-rollouts", settings.maxRollouts);
-  if (settings.maxTime !== undefined) add("max-time", `${settings.maxTime}s`);
-  add("max-tokens", settings.maxTokens);
-  for (const target of settings.deploy ?? []) add("deploy", `${target.host}:${target.workspace}`);
-  return words;
-}
-
 /** Where the run is now: its runs folder and its version store (a run directory may have moved). */
 export interface Where {
   runsDir: string;
   store: string;
+}
+
+/**
+ * Flags for the recorded settings named by `wanted` (all but the run id by default), as
+ * `hermit train` takes them, with the runs folder and store where the run is now.
+ */
+function trainFlags(settings: Settings, where: Where, wanted?: ReadonlySet<string>): string[] {
+  const words: string[] = [];
+  const recorded: Record<string, unknown> = { ...(settings as unknown as Record<string, unknown>), runsDir: where.runsDir, store: where.store };
+  for (const [name, setting] of entries()) {
+    const value = recorded[name];
+    if (value === undefined || name === "runId" || (name === "adapter" && recorded.from !== undefined)) continue;
+    if (wanted && !wanted.has(name)) continue;
+    const flag = `--${flagName(name, setting)}`;
+    if (Array.isArray(value)) {
+      // A list setting (deploy targets): the flag once per item.
+      for (const item of value) words.push(flag, setting.kind.show([item] as never));
+    } else if (setting.kind.repeatable && value !== null && typeof value === "object") {
+      // A plugin's options: KEY=VALUE, once per option.
+      for (const [key, option] of Object.entries(value)) words.push(flag, `${key}=${typeof option === "string" ? option : JSON.stringify(option)}`);
+    } else {
+      words.push(flag, setting.kind.show(value as never));
+    }
+  }
+  for (const [name, flag] of Object.entries(OLDER_SETTINGS)) if (typeof recorded[name] === "string") words.push(`--${flag}`, recorded[name] as string);
+  return words;
 }
 
 /** The commands shown under "Reproduce and resume". */
@@ -80,17 +80,16 @@ export function reproduceCommands(run: RunRecord, lastCommitted: number, locatio
     out.push({ label: "Extend this run with 10 more steps", command: command(["hermit", "train", "--resume", run.run, ...where, "--steps", String(Math.max(settings.steps, lastCommitted) + 10)]) });
     out.push({
       label: "Start a new run from its final version",
-      command: command(["hermit", "train", "--from", run.final.tag, "--store", location.store, "--template", settings.template, "--task", settings.task, "--evolver", settings.evolver, ...(settings.pool ? ["--pool", settings.pool] : [])]),
+      command: command(["hermit", "train", "--from", run.final.tag, ...trainFlags(settings, location, PLUGIN_SETTINGS)]),
     });
   } else {
     out.push({ label: "Resume it from its last committed step (finished rollouts are reused)", command: command(["hermit", "train", "--resume", run.run, ...where]) });
   }
-  const plugins = [settings.task, settings.evolver].filter((name) => name.startsWith("object:"));
-  if (plugins.length > 0) {
-    out.push({ label: `Reproduce it: not from the command line (${plugins.join(", ")} was given to train() as an object)`, command: "" });
+  const objects = [settings.task, settings.evolver].filter((name) => name.startsWith("object:"));
+  if (objects.length > 0) {
+    out.push({ label: `Reproduce it: not from the command line (${objects.join(", ")} was given to train() as an object)`, command: "" });
   } else {
-    const options = Object.keys(settings.evolverOptions ?? {}).length > 0 ? ` (and evolver-options ${JSON.stringify(settings.evolverOptions)} in a --config file)` : "";
-    out.push({ label: `Reproduce it under a new run id, same seed and settings${options}`, command: command(["hermit", "train", ...trainFlags(settings, location), "--run-id", `${run.run}-again`]) });
+    out.push({ label: "Reproduce it under a new run id, with the same seed and settings", command: command(["hermit", "train", ...trainFlags(settings, location), "--run-id", `${run.run}-again`]) });
   }
   out.push({ label: "Inspect it", command: command(["hermit", "runs", "show", run.run, ...where]) });
   return out;
