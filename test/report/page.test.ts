@@ -6,13 +6,14 @@
  * run's scenario dictates, and the diff of a known step showing its known line. Screenshots
  * are kept in the test's temp dir.
  */
+import { spawnSync } from "node:child_process";
 import { cp, mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
 import { noChromium, openReport, pageFacts, screenshot, sectionShots, type OpenedPage } from "./browser.js";
-import { HOSTILE_FILE_LINE, HOSTILE_SUMMARY, interruptedRun, longRun, mixedRun, reportCli, type MadeRun } from "./runs.js";
+import { cli, HOSTILE_FILE_LINE, HOSTILE_SUMMARY, interruptedRun, longRun, mixedRun, reportCli, type MadeRun } from "./runs.js";
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -54,8 +55,10 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
     const run = await mixedRun();
     const { opened, facts, json } = await openChecked(run, "mixed");
     try {
-      // --json prints exactly what the page embeds and shows.
+      // --json prints exactly what the page embeds and shows; `hermit runs show` says where the page is.
       expect(json).toEqual(facts.embedded);
+      const shown = spawnSync(process.execPath, [cli, "runs", "show", run.runId, "--runs-dir", run.runsDir], { encoding: "utf8" });
+      expect(shown.stdout).toContain(`report: ${join(run.dir, "report.html")}`);
       const statuses = ["accepted", "rejected", "accepted", "failed", "unmeasured", "rejected"];
       expect(facts.chartX).toEqual([1, 2, 3, 4, 5, 6]);
       expect(facts.chartCandidate).toEqual([0.5, 0.5, 1, null, null, 1]);
