@@ -56,3 +56,8 @@ export type { TrainOptions, TrainResult, TrainStepSummary } from "./train/loop/t
 export type { TrainSettings } from "./train/settings/table.js";
 export type { DeploymentRecord, Evaluation, RunRecord, StepRecord } from "./train/records.js";
 export type { RunStatus, StepStatus } from "./train/types.js";
+
+// Report: one self-contained HTML page of a run (docs/report.md)
+export { writeReport, reportData } from "./report/write.js";
+export type { ReportOptions, WrittenReport } from "./report/write.js";
+export type { ReportData, StepView, Heatmap, HeatCell, LineageNode, FileDiff, UsageView, BudgetView } from "./report/types.js";

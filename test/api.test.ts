@@ -39,6 +39,9 @@ describe("the public API", () => {
         "listRuns",
         "showRun",
         "train",
+        // report
+        "reportData",
+        "writeReport",
       ].sort(),
     );
   });
