@@ -38,6 +38,8 @@ export const ErrorCodes = {
   RUN_INVALID: ExitCode.input,
   RUN_LOCKED: ExitCode.input,
   DRIFT: ExitCode.drift,
+  /** Something swapped a workspace folder for a symlink while a deploy wrote there; it stopped and restored what it had written. */
+  WORKSPACE_CHANGED: ExitCode.drift,
   TOOL_UNKNOWN: ExitCode.input,
   TOOL_ARGUMENTS_INVALID: ExitCode.input,
   TOOL_RESULT_INVALID: ExitCode.problems,

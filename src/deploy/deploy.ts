@@ -1,32 +1,26 @@
 /**
- * `deploy`, `undeploy` and `status` as library functions: read → project (pure) → plan
- * (pure) → apply (the only writer). The CLI and the Trainer call these.
+ * `deploy` as a library function: read → project (pure) → plan (pure) → apply (the only
+ * writer). The CLI and the Trainer call it. A redeploy whose inputs and files are exactly
+ * as recorded stops before the adapter is parsed (`fast-path.ts`). `undeploy` and `status`
+ * live beside it.
  */
-import { mkdir, readFile, rmdir, stat } from "node:fs/promises";
-import { dirname } from "node:path";
-import { assertDirectory, hashTree, readTreeBytes, resolveInside, walkTree } from "../adapter/files.js";
-import { readAdapter } from "../adapter/read.js";
+import { stat } from "node:fs/promises";
 import type { Adapter } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
 import { assertSupported, exportedItems, getHost } from "../hosts/index.js";
-import type { FileIntent, ProjectOptions, ProjectionNote, ServerCommand, VirtualFile } from "../hosts/types.js";
+import type { FileIntent, ProjectionNote, ServerCommand, VirtualFile } from "../hosts/types.js";
 import { hermitCli, hermitVersion } from "../package-root.js";
-import { applyPlan, unwritable } from "./apply.js";
-import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
-import { lockWorkspace } from "./lock.js";
-import {
-  blockingDrift,
-  hasChanges,
-  knownFiles,
-  planDeploy,
-  planUndeploy,
-  type ActionKind,
-  type DriftIssue,
-  type Plan,
-} from "./plan.js";
-import { PENDING_FILE, RECORD_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, type DeploymentReport } from "./record.js";
-import { workspaceStatus, type WorkspaceStatus } from "./status.js";
+import { applyPlan, sweepPlanFolders } from "./apply.js";
+import { unchangedRedeploy } from "./fast-path.js";
+import { lockWorkspace, withWorkspaceLock } from "./lock.js";
+import { blockingDrift, hasChanges, planDeploy, type ActionKind, type DriftIssue, type Plan } from "./plan.js";
+import { GENERATED, LOCK_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, existingNames, type DeploymentReport } from "./record.js";
+import { knownFiles } from "./snapshot.js";
+import { inputsHash, loadAdapter, type LoadedAdapter } from "./sources.js";
 import { assertSeparate, openWorkspace, resolveRealPath } from "./workspace.js";
+
+export { undeploy, type UndeployOptions } from "./undeploy.js";
+export { status, type StatusOptions } from "./workspace-status.js";
 
 export interface DeployOptions {
   /** Path of the adapter directory, or an adapter already read with `readAdapter`. */
@@ -36,21 +30,28 @@ export interface DeployOptions {
   host: string;
   /** Plan and report, write nothing. */
   dryRun?: boolean;
-  /** Overwrite hand-edited generated files (never damaged markers). */
+  /** Overwrite hand-edited generated files (never damaged markers, never what hermit cannot prove is its own). */
   force?: boolean;
+  /**
+   * Deploy into the user's own project (a non-empty folder, their repository): hermit adds
+   * its own files, its managed block and its entries in existing config files, never changes
+   * or removes anything else, and keeps its report in `.hermit-deploy.<host>.<adapter>.json`.
+   */
+  existing?: boolean;
 }
 
 /** One line of the plan as reported. */
 export interface ActionSummary {
   path: string;
   action: ActionKind;
-  /** `block` for a managed block inside a shared file. */
+  /** `block` for a managed block inside a shared file, `keys` for hermit's entries in a user's config file. */
   intent: FileIntent;
   note?: string;
 }
 
 /** What `deploy` and `undeploy` return. */
 export interface DeployResult {
+  /** The deployment's host (empty when an undeploy found only what a killed deploy left). */
   host: string;
   /** Absolute real path of the workspace. */
   workspace: string;
@@ -62,7 +63,7 @@ export interface DeployResult {
   forced: DriftIssue[];
   written: string[];
   deleted: string[];
-  /** The deployment report (as written to `.hermit-deploy.json`); absent for undeploy. */
+  /** The deployment report (as written to its report file); absent for undeploy. */
   report?: DeploymentReport;
 }
 
@@ -71,30 +72,12 @@ export function serverCommandFor(adapterRoot: string): ServerCommand {
   return { command: process.execPath, args: [hermitCli, "serve", "--adapter", adapterRoot] };
 }
 
-async function loadAdapter(source: string | Adapter): Promise<Adapter> {
-  if (typeof source !== "string") return { ...source, root: await resolveRealPath(source.root) };
-  await assertDirectory(source, "adapter");
-  return readAdapter(await resolveRealPath(source));
-}
-
-/** Bytes and executable bits of every skill file (the projection copies whole skill folders). */
-async function readSources(adapter: Adapter): Promise<Pick<ProjectOptions, "sources" | "executables">> {
-  const sources = new Map<string, Uint8Array>();
-  const executables = new Set<string>();
-  const paths = adapter.skills.flatMap((skill) => skill.files.map((file) => `${skill.dir}/${file}`));
-  await forEachLimit(paths, FILE_CONCURRENCY, async (path) => {
-    const full = resolveInside(adapter.root, path);
-    sources.set(path, await readFile(full));
-    if (((await stat(full)).mode & 0o111) !== 0) executables.add(path);
-  });
-  return { sources, executables };
-}
-
 function describeDrift(workspace: string, issues: readonly DriftIssue[]): string {
   return issues.map((issue) => `  ${workspace}/${issue.path}${issue.line ? `:${issue.line}` : ""}: ${issue.problem}`).join("\n");
 }
 
-function refuseDrift(workspace: string, plan: Plan, force: boolean): void {
+/** DRIFT (exit 3) when the plan has drift that `force` does not override. */
+export function refuseDrift(workspace: string, plan: Plan, force: boolean): void {
   const blocking = blockingDrift(plan, force);
   if (blocking.length === 0) return;
   const forceable = blocking.every((issue) => issue.forceable);
@@ -103,18 +86,13 @@ function refuseDrift(workspace: string, plan: Plan, force: boolean): void {
     `${workspace}: drift refused, nothing written:\n${describeDrift(workspace, blocking)}\n` +
       (forceable
         ? "Keep your edits in the adapter instead, or rerun with --force to overwrite them."
-        : "Repair these by hand (restore the markers or the files); --force does not override them."),
+        : "Repair these by hand (restore the markers or the files, move away what is yours); --force does not override them."),
     { path: workspace, drift: blocking },
   );
 }
 
-function summarize(plan: Plan): ActionSummary[] {
-  return plan.actions.map((action) => ({
-    path: action.path,
-    action: action.action,
-    intent: action.intent,
-    ...(action.note ? { note: action.note } : {}),
-  }));
+export function summarize(plan: Pick<Plan, "actions">): ActionSummary[] {
+  return plan.actions.map((action) => ({ path: action.path, action: action.action, intent: action.intent, ...(action.note ? { note: action.note } : {}) }));
 }
 
 interface Prepared {
@@ -123,36 +101,24 @@ interface Prepared {
   files: VirtualFile[];
 }
 
-/** Inputs read once per deploy, before planning (and planning again under the lock). */
-interface DeployInputs extends Pick<ProjectOptions, "sources" | "executables"> {
-  /** Notes about this machine (a missing hermit build) added to the host's notes. */
-  notes: ProjectionNote[];
+/** Notes about this machine (a missing hermit build) added to the host's notes. */
+function machineNotes(adapter: Adapter, cliBuilt: boolean): ProjectionNote[] {
+  if (adapter.tools.length === 0 || cliBuilt) return [];
+  return [{ item: "tools", note: `the MCP entry starts ${hermitCli}, which does not exist yet: build hermit (npm run build) before starting the host` }];
 }
 
-async function readInputs(adapter: Adapter): Promise<DeployInputs> {
-  const notes: ProjectionNote[] = [];
-  if (adapter.tools.length > 0 && !(await stat(hermitCli).then((info) => info.isFile(), () => false))) {
-    notes.push({
-      item: "tools",
-      note: `the MCP entry starts ${hermitCli}, which does not exist yet: build hermit (npm run build) before starting the host`,
-    });
-  }
-  return { ...(await readSources(adapter)), notes };
-}
-
-async function prepareDeploy(options: DeployOptions, adapter: Adapter, inputs: DeployInputs): Promise<Prepared> {
+async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliBuilt: boolean): Promise<Prepared> {
+  const { adapter } = loaded;
   const host = getHost(options.host);
+  const existing = options.existing ?? false;
   const workspace = await resolveRealPath(options.workspace);
   assertSeparate(adapter.root, workspace);
-  const reader = await openWorkspace(workspace);
-  const files = host.project(adapter, {
-    sources: inputs.sources,
-    executables: inputs.executables,
-    server: serverCommandFor(adapter.root),
-    hermitVersion,
-    workspaceHasAgentsMd: await reader.isFile("AGENTS.md"),
-  });
+  const reader = await openWorkspace(workspace, existing ? existingNames(host.id, adapter.manifest.name) : GENERATED);
+  const server = serverCommandFor(adapter.root);
+  const workspaceHasAgentsMd = await reader.isFile("AGENTS.md");
+  const files = host.project(adapter, { ...loaded, server, hermitVersion, workspaceHasAgentsMd, existing });
   await reader.read([...files.map((file) => file.path), ...knownFiles(reader.snapshot).keys()]);
+  if (existing) await reader.listFolders(skillFolders(files));
   const items = exportedItems(adapter);
   const report: Omit<DeploymentReport, "files"> = {
     format: RECORD_FORMAT,
@@ -161,29 +127,41 @@ async function prepareDeploy(options: DeployOptions, adapter: Adapter, inputs: D
     hermitVersion,
     workspace,
     adapter: { name: adapter.manifest.name, version: adapter.manifest.version, path: adapter.root, sourceHash: adapter.sourceHash },
-    ...(adapter.tools.length > 0 ? { server: serverCommandFor(adapter.root) } : {}),
+    ...(adapter.tools.length > 0 ? { server } : {}),
+    inputsHash: inputsHash({ server, workspaceHasAgentsMd: host.readsAgentsMd === true && workspaceHasAgentsMd, existing, executables: [...loaded.executables], cliBuilt }),
     exports: { context: items.context[0], skills: items.skills, agents: items.agents, tools: items.tools },
     capabilities: host.capabilities,
     activation: host.activation(adapter, workspace, files),
-    notes: [...host.notes(adapter), ...inputs.notes],
+    notes: [...host.notes(adapter), ...machineNotes(adapter, cliBuilt)],
   };
   return { workspace, files, plan: planDeploy({ files, report, snapshot: reader.snapshot }) };
+}
+
+/** The folder of every skill a projection writes (`.agents/skills/<name>`). */
+function skillFolders(files: readonly VirtualFile[]): string[] {
+  return files.flatMap((file) => {
+    if (file.owner.export !== "skills" || file.owner.item === undefined) return [];
+    const marker = `/${file.owner.item}/`;
+    return [file.path.slice(0, file.path.indexOf(marker) + marker.length - 1)];
+  });
 }
 
 /**
  * Deploy an adapter into a workspace for one host. Refuses (HermitError) an unknown host
  * (HOST_UNKNOWN), exports the host cannot take (HOST_UNSUPPORTED), a workspace that is
- * neither empty nor generated for this host (WORKSPACE_INVALID), and drift (DRIFT, exit 3)
- * unless forced; in every refusal nothing is written. A deploy that changes nothing writes
- * nothing.
+ * neither empty nor generated for this host without `existing` (WORKSPACE_INVALID), and
+ * drift (DRIFT, exit 3) unless forced; in every refusal nothing is written. A deploy that
+ * changes nothing writes nothing.
  */
 export async function deploy(options: DeployOptions): Promise<DeployResult> {
   const force = options.force ?? false;
   const host = getHost(options.host);
-  const adapter = await loadAdapter(options.adapter);
-  assertSupported(host, adapter);
-  const inputs = await readInputs(adapter);
-  let prepared = await prepareDeploy(options, adapter, inputs);
+  const cliBuilt = await stat(hermitCli).then((info) => info.isFile(), () => false);
+  const unchanged = await unchangedRedeploy({ ...options, host: host.id, readsAgentsMd: host.readsAgentsMd === true, cliBuilt, serverFor: serverCommandFor });
+  if (unchanged) return { ...unchanged, dryRun: options.dryRun ?? false };
+  const loaded = await loadAdapter(options.adapter);
+  assertSupported(host, loaded.adapter);
+  let prepared = await prepareDeploy(options, loaded, cliBuilt);
   refuseDrift(prepared.workspace, prepared.plan, force);
   const result = (written: string[] = [], deleted: string[] = []): DeployResult => ({
     host: host.id,
@@ -196,132 +174,29 @@ export async function deploy(options: DeployOptions): Promise<DeployResult> {
     deleted,
     report: prepared.plan.record,
   });
-  if (options.dryRun || !hasChanges(prepared.plan)) return result();
-
+  if (options.dryRun) return result();
+  if (!hasChanges(prepared.plan)) {
+    await cleanUpAfterCrash(prepared.workspace, prepared.plan);
+    return result();
+  }
   const applied = await withWorkspaceLock(prepared.workspace, async () => {
     // Plan again under the lock: another process may have changed the workspace meanwhile.
-    prepared = await prepareDeploy(options, adapter, inputs);
+    prepared = await prepareDeploy(options, loaded, cliBuilt);
     refuseDrift(prepared.workspace, prepared.plan, force);
-    const executables = new Set(prepared.files.filter((file) => file.executable).map((file) => file.path));
-    return applyPlan(prepared.workspace, prepared.plan, executables);
+    return applyPlan(prepared.workspace, prepared.plan);
   });
   return result(applied.written, applied.deleted);
 }
 
 /**
- * Run `action` holding the workspace lock. Folders created only to hold the lock are
- * removed again when the action fails, so a refused deploy leaves no trace.
+ * Nothing to change, but a killed run may have left its lock or temp files: a stale lock is
+ * taken over and released, dead writers' temp files swept.
  */
-async function withWorkspaceLock<T>(workspace: string, action: () => Promise<T>): Promise<T> {
-  let firstCreated: string | undefined;
-  let release: () => Promise<void>;
-  try {
-    firstCreated = await mkdir(workspace, { recursive: true });
-    release = await lockWorkspace(workspace);
-  } catch (error) {
-    if (firstCreated !== undefined) await removeEmptyChain(workspace, firstCreated);
-    throw unwritable(workspace, error, "nothing was written");
+async function cleanUpAfterCrash(workspace: string, plan: Plan): Promise<void> {
+  const listing = await stat(`${workspace}/${LOCK_FILE}`).then(() => true, () => false);
+  if (listing) {
+    const release = await lockWorkspace(workspace).catch(() => undefined);
+    await release?.();
   }
-  let failed = false;
-  try {
-    return await action();
-  } catch (error) {
-    failed = true;
-    throw error;
-  } finally {
-    await release();
-    if (failed && firstCreated !== undefined) await removeEmptyChain(workspace, firstCreated);
-  }
-}
-
-async function removeEmptyChain(leaf: string, top: string): Promise<void> {
-  let folder = leaf;
-  for (;;) {
-    try {
-      await rmdir(folder);
-    } catch {
-      return;
-    }
-    if (folder === top) return;
-    folder = dirname(folder);
-  }
-}
-
-export interface UndeployOptions {
-  workspace: string;
-  dryRun?: boolean;
-  /** Also remove generated files (or the block) that were edited by hand. */
-  force?: boolean;
-}
-
-/**
- * Remove hermit's projections from a workspace: every recorded file, the managed block (text
- * around it is kept byte for byte), the record, and folders left empty. User files stay.
- * Refuses drift like deploy.
- */
-export async function undeploy(options: UndeployOptions): Promise<DeployResult> {
-  const force = options.force ?? false;
-  const plan = async (workspace: string) => {
-    const reader = await openWorkspace(workspace);
-    await reader.read(knownFiles(reader.snapshot).keys());
-    return { reader, plan: planUndeploy(reader.snapshot) };
-  };
-  const workspace = await resolveRealPath(options.workspace);
-  let current = await plan(workspace);
-  refuseDrift(workspace, current.plan, force);
-  const { record, pending } = current.reader.snapshot;
-  const result = (written: string[] = [], deleted: string[] = []): DeployResult => ({
-    host: ((record ?? pending) as DeploymentReport).host,
-    workspace,
-    dryRun: options.dryRun ?? false,
-    changed: hasChanges(current.plan),
-    actions: summarize(current.plan),
-    forced: force ? current.plan.drift.filter((issue) => issue.forceable) : [],
-    written,
-    deleted,
-  });
-  if (options.dryRun) return result();
-  const applied = await withWorkspaceLock(workspace, async () => {
-    current = await plan(workspace);
-    refuseDrift(workspace, current.plan, force);
-    return applyPlan(workspace, current.plan);
-  });
-  return result(applied.written, applied.deleted);
-}
-
-export interface StatusOptions {
-  workspace: string;
-}
-
-/** Drift report of a generated workspace; never writes. WORKSPACE_INVALID when it is not one. */
-export async function status(options: StatusOptions): Promise<WorkspaceStatus> {
-  const workspace = await resolveRealPath(options.workspace);
-  const reader = await openWorkspace(workspace);
-  const { record, pending } = reader.snapshot;
-  if (!reader.snapshot.exists) {
-    throw new HermitError("WORKSPACE_INVALID", `${workspace}: workspace not found`, { path: workspace });
-  }
-  if (!record && !pending) {
-    throw new HermitError("WORKSPACE_INVALID", `${workspace}: not a hermit workspace (no ${RECORD_FILE})`, { path: workspace });
-  }
-  for (const [file, report] of [[RECORD_FILE, record], [PENDING_FILE, pending]] as const) {
-    if (report && "invalid" in report) {
-      throw new HermitError("DRIFT", `${workspace}/${file}: ${file === RECORD_FILE ? "deployment record" : "report of an interrupted deploy"} cannot be read: ${report.invalid}`, {
-        path: `${workspace}/${file}`,
-      });
-    }
-  }
-  const described = (record ?? pending) as DeploymentReport;
-  await reader.read(knownFiles(reader.snapshot).keys());
-  return workspaceStatus(reader.snapshot, described, await currentSourceHash(described.adapter.path));
-}
-
-/** The adapter's source hash now, or undefined when it cannot be read. */
-async function currentSourceHash(root: string): Promise<string | undefined> {
-  try {
-    const tree = await walkTree(root);
-    return hashTree(tree.files, await readTreeBytes(root, tree.files));
-  } catch {
-    return undefined;
-  }
+  await sweepPlanFolders(workspace, plan);
 }

@@ -6,9 +6,19 @@ import type { Stats } from "node:fs";
 import { lstat, readFile, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { HermitError } from "../errors.js";
+import { TEMP_NAME } from "../fs/atomic.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
-import type { FileState, WorkspaceSnapshot } from "./plan.js";
-import { LOCK_FILE, PENDING_FILE, RECORD_FILE, parseRecord } from "./record.js";
+import { GENERATED, LOCK_FILE, isBookkeeping, parseRecordAt, type DeploymentNames } from "./record.js";
+import type { FileState, WorkspaceSnapshot } from "./snapshot.js";
+
+/**
+ * The largest workspace file hermit reads to edit, replace or check (a shared instruction
+ * file, a config file, one of its own files): anything bigger is not something hermit wrote,
+ * and reading it whole could exhaust memory.
+ */
+export const WORKSPACE_FILE_LIMIT = 16 * 1024 * 1024;
+/** The most entries one listed folder (an `--existing` skill folder) may hold. */
+const FOLDER_LISTING_LIMIT = 10_000;
 
 /**
  * The absolute real path `path` has or will have: the real path of its nearest existing
@@ -76,7 +86,8 @@ class StateReader {
     return undefined;
   }
 
-  async state(rel: string): Promise<FileState> {
+  /** What is at `rel`; the bytes of a file only when `withBytes` (an empty array otherwise). */
+  async state(rel: string, withBytes = true): Promise<FileState> {
     const problem = await this.folderProblem(dirname(rel));
     if (problem) return { kind: "blocked", problem };
     const full = join(this.root, rel);
@@ -85,11 +96,36 @@ class StateReader {
     if (!info) return { kind: "missing" };
     if (info.isSymbolicLink()) return { kind: "blocked", problem: "is a symlink; hermit does not write through symlinks" };
     if (!info.isFile()) return { kind: "blocked", problem: info.isDirectory() ? "is a folder where hermit writes a file" : "is not a regular file" };
+    if (info.size > WORKSPACE_FILE_LIMIT) {
+      return { kind: "blocked", problem: `is ${info.size} bytes, over the ${WORKSPACE_FILE_LIMIT} bytes hermit reads of a file it may edit or replace` };
+    }
+    if (!withBytes) return { kind: "file", bytes: new Uint8Array(), mode: info.mode & 0o7777 };
     try {
-      return { kind: "file", bytes: await readFile(full) };
+      return { kind: "file", bytes: await readFile(full), mode: info.mode & 0o7777 };
     } catch (error) {
       return { kind: "blocked", problem: unreadable(error) };
     }
+  }
+
+  /** Every file below the folder `rel` (relative to the workspace, symlinks not followed), or undefined when it is absent. */
+  async list(rel: string): Promise<string[] | undefined> {
+    const problem = await this.folderProblem(dirname(rel));
+    const info = problem ? undefined : await lstatOrProblem(join(this.root, rel));
+    if (problem || typeof info === "string") return [rel];
+    if (!info) return undefined;
+    if (!info.isDirectory()) return [rel];
+    const out: string[] = [];
+    const pending = [rel];
+    while (pending.length > 0 && out.length < FOLDER_LISTING_LIMIT) {
+      const folder = pending.pop() as string;
+      const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        const path = `${folder}/${entry.name}`;
+        if (entry.isDirectory()) pending.push(path);
+        else out.push(path);
+      }
+    }
+    return out.sort();
   }
 }
 
@@ -117,40 +153,56 @@ export interface WorkspaceReader {
   isFile(rel: string): Promise<boolean>;
   /** Add the states of more paths to the snapshot. */
   read(paths: Iterable<string>): Promise<void>;
+  /** Add the listings of folders hermit must own whole (`--existing` skill folders). */
+  listFolders(folders: Iterable<string>): Promise<void>;
 }
 
-/** Open a workspace for reading: existence, top-level entries, the record and a pending (interrupted) deploy's report. */
-export async function openWorkspace(workspace: string): Promise<WorkspaceReader> {
+/** The top-level names of a workspace (none when it does not exist); INPUT_UNREADABLE when it cannot be listed. */
+export async function workspaceEntries(workspace: string): Promise<{ exists: boolean; names: string[] }> {
   const info = await lstat(workspace).catch(() => undefined);
   if (info && !info.isDirectory()) {
     throw new HermitError("WORKSPACE_INVALID", `${workspace}: workspace exists and is not a folder`, { path: workspace });
   }
-  let names: string[] = [];
+  if (!info) return { exists: false, names: [] };
   try {
-    names = info ? await readdir(workspace) : [];
+    return { exists: true, names: (await readdir(workspace)).sort() };
   } catch (error) {
     throw new HermitError("INPUT_UNREADABLE", `${workspace}: workspace ${unreadable(error)}`, { path: workspace });
   }
-  const entries = names.filter((name) => name !== LOCK_FILE).sort();
+}
+
+/**
+ * Open a workspace for reading one deployment (`names`: the generated workspace's, or an
+ * `--existing` deployment's): existence, top-level entries, the deployment's record and the
+ * pending report of an interrupted deploy, the names of other deployments' reports.
+ */
+export async function openWorkspace(workspace: string, names: DeploymentNames = GENERATED): Promise<WorkspaceReader> {
+  const listing = await workspaceEntries(workspace);
+  const entries = listing.names.filter((name) => !isBookkeeping(name) && !TEMP_NAME.test(name));
+  const otherReports = listing.names.filter((name) => isBookkeeping(name) && name !== LOCK_FILE && name !== names.record && name !== names.pending);
   const reader = new StateReader(workspace);
   const files = new Map<string, FileState>();
-  const snapshot: WorkspaceSnapshot = { workspace, exists: info !== undefined, entries, files };
-  for (const [name, key] of [[RECORD_FILE, "record"], [PENDING_FILE, "pending"]] as const) {
-    const state = info ? await reader.state(name) : ({ kind: "missing" } as const);
+  const folders = new Map<string, string[] | undefined>();
+  const snapshot: WorkspaceSnapshot = { workspace, exists: listing.exists, entries, names, otherReports, files, folders };
+  for (const [name, key] of [[names.record, "record"], [names.pending, "pending"]] as const) {
+    const state = listing.names.includes(name) ? await reader.state(name) : ({ kind: "missing" } as const);
     files.set(name, state);
-    if (state.kind === "file") snapshot[key] = parseRecord(new TextDecoder().decode(state.bytes));
+    if (state.kind === "file") snapshot[key] = parseRecordAt(name, new TextDecoder().decode(state.bytes));
     else if (state.kind === "blocked") snapshot[key] = { invalid: `${name} ${state.problem}` };
   }
   return {
     snapshot,
     async isFile(rel) {
-      return (await reader.state(rel)).kind === "file";
+      return listing.exists && (await reader.state(rel, false)).kind === "file";
     },
     async read(paths) {
       const wanted = [...new Set(paths)].filter((path) => !files.has(path));
       await forEachLimit(wanted, FILE_CONCURRENCY, async (path) => {
-        files.set(path, info ? await reader.state(path) : { kind: "missing" });
+        files.set(path, listing.exists ? await reader.state(path) : { kind: "missing" });
       });
+    },
+    async listFolders(paths) {
+      for (const folder of new Set(paths)) folders.set(folder, listing.exists ? await reader.list(folder) : undefined);
     },
   };
 }

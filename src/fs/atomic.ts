@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { alive } from "./lock.js";
+import { alive } from "./process.js";
 
 /** `.hermit-tmp-<pid>-<12 hex>`: the names of every temp file hermit writes. */
 export const TEMP_NAME = /^\.hermit-tmp-(\d+)-[0-9a-f]{12}$/;

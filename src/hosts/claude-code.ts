@@ -5,13 +5,12 @@
  * `.claude/agents/<name>.md`, MCP in `.mcp.json`, approved in `.claude/settings.json`.
  */
 import type { Adapter } from "../adapter/types.js";
+import { WORKSPACE_PATHS } from "./ids.js";
 import {
   agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
-  jsonText,
-  ownershipMeta,
   serverCommand,
   skillFiles,
 } from "./render.js";
@@ -55,6 +54,8 @@ export const claudeCode = {
   id: "claude-code",
   displayName: "Claude Code",
   instructionFile: "CLAUDE.md",
+  readsAgentsMd: true,
+  workspacePaths: WORKSPACE_PATHS["claude-code"],
   capabilities: {
     version: 1,
     hostVersion: "2.1.328 (Claude Code)",
@@ -93,9 +94,8 @@ export const claudeCode = {
     files.push(...adapter.agents.map((_, index) => agentFile(adapter, options, index)));
     if (adapter.tools.length > 0) {
       const name = adapter.manifest.name;
-      const meta = ownershipMeta(adapter, options);
-      files.push(configFile(".mcp.json", jsonText({ mcpServers: { [name]: { type: "stdio", ...serverCommand(options) } } }), meta));
-      files.push(configFile(".claude/settings.json", jsonText({ enabledMcpjsonServers: [name] }), meta));
+      files.push(configFile(".mcp.json", { mcpServers: { [name]: { type: "stdio", ...serverCommand(options) } } }, adapter, options));
+      files.push(configFile(".claude/settings.json", { enabledMcpjsonServers: [name] }, adapter, options));
     }
     return files;
   },

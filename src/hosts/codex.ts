@@ -6,6 +6,7 @@
  */
 import { stringify as stringifyToml } from "smol-toml";
 import type { Adapter } from "../adapter/types.js";
+import { WORKSPACE_PATHS } from "./ids.js";
 import { configFile, droppedKeys, instructionBlock, ownedTextFile, ownershipMeta, serverCommand, skillFiles } from "./render.js";
 import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
 
@@ -53,13 +54,14 @@ function configToml(adapter: Adapter, options: ProjectOptions): VirtualFile | un
   if (Object.keys(config).length === 0) return undefined;
   // Holds both the MCP entry and the role registrations, so it belongs to the host, not one export.
   const owner = { export: adapter.tools.length > 0 && adapter.agents.length === 0 ? "tools" : "host" } as const;
-  return configFile(".codex/config.toml", stringifyToml(config), ownershipMeta(adapter, options), owner);
+  return configFile(".codex/config.toml", config, adapter, options, owner);
 }
 
 export const codex = {
   id: "codex",
   displayName: "Codex CLI",
   instructionFile: "AGENTS.md",
+  workspacePaths: WORKSPACE_PATHS.codex,
   capabilities: {
     version: 1,
     hostVersion: "codex-cli 0.169.0",

@@ -6,13 +6,13 @@
  * acknowledgment of each file's hash.
  */
 import type { Adapter } from "../adapter/types.js";
+import { WORKSPACE_PATHS } from "./ids.js";
 import { sha256 } from "../adapter/files.js";
 import {
   agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
-  jsonText,
   ownershipMeta,
   serverCommand,
   skillFiles,
@@ -34,6 +34,7 @@ export const gemini = {
   id: "gemini",
   displayName: "Gemini CLI",
   instructionFile: "GEMINI.md",
+  workspacePaths: WORKSPACE_PATHS.gemini,
   capabilities: {
     version: 1,
     hostVersion: "0.61.0",
@@ -71,7 +72,7 @@ export const gemini = {
     files.push(...adapter.agents.map((_, index) => agentFile(adapter, options, index)));
     if (adapter.tools.length > 0) {
       const config = { mcpServers: { [adapter.manifest.name]: serverCommand(options) } };
-      files.push(configFile(".gemini/settings.json", jsonText(config), ownershipMeta(adapter, options)));
+      files.push(configFile(".gemini/settings.json", config, adapter, options));
     }
     return files;
   },

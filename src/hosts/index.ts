@@ -10,14 +10,25 @@ import { codex } from "./codex.js";
 import { gemini } from "./gemini.js";
 import { opencode } from "./opencode.js";
 import { pi } from "./pi.js";
-import { EXPORT_KINDS, type ExportKind, type Host, type HostId } from "./types.js";
+import { HOST_IDS, isHostPath, type HostId } from "./ids.js";
+import { EXPORT_KINDS, type ExportKind, type Host } from "./types.js";
 
-export const hosts: readonly Host[] = [codex, claudeCode, pi, opencode, gemini];
-export const HOST_IDS: readonly HostId[] = hosts.map((host) => host.id);
+/** Every host by its id: the compiler refuses an id without its module, or a module under another id. */
+const registry: { readonly [Id in HostId]: Host & { readonly id: Id } } = {
+  codex,
+  "claude-code": claudeCode,
+  pi,
+  opencode,
+  gemini,
+};
+
+/** The hosts, in the order of `HOST_IDS`. */
+export const hosts: readonly Host[] = HOST_IDS.map((id) => registry[id]);
+export { HOST_IDS, isHostPath };
 
 /** The host with this id; HOST_UNKNOWN (exit 2) names the valid ones otherwise. */
 export function getHost(id: string): Host {
-  const host = hosts.find((candidate) => candidate.id === id);
+  const host = Object.hasOwn(registry, id) ? registry[id as HostId] : undefined;
   if (!host) {
     throw new HermitError("HOST_UNKNOWN", `unknown host '${id}'${didYouMean(id, HOST_IDS)}; valid hosts: ${HOST_IDS.join(", ")}`, {
       host: id,

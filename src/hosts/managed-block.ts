@@ -1,12 +1,26 @@
 /**
  * Managed blocks: the marker-delimited region hermit owns inside a shared instruction file
- * (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`). Rendering, heading nesting and the marker scan
- * that finds the block or the reasons it cannot be trusted. Pure.
+ * (`AGENTS.md`, `CLAUDE.md`, `GEMINI.md`), or, in a user's own TOML config, between comment
+ * markers. Rendering, heading nesting and the marker scan that finds the block or the
+ * reasons it cannot be trusted. Pure.
  */
 
-/** `<!-- hermit:<name>:start -->` / `<!-- hermit:<name>:end -->`. */
-export function markerLine(name: string, which: "start" | "end"): string {
-  return `<!-- hermit:${name}:${which} -->`;
+/** `html`: `<!-- hermit:<name>:start -->` (markdown); `hash`: `# hermit:<name>:start` (TOML). */
+export type MarkerStyle = "html" | "hash";
+
+/** The marker style of a file: `#` comments for TOML, HTML comments otherwise. */
+export function markerStyleFor(path: string): MarkerStyle {
+  return path.toLowerCase().endsWith(".toml") ? "hash" : "html";
+}
+
+/** `<!-- hermit:<name>:start -->` / `<!-- hermit:<name>:end -->` (or `# hermit:<name>:start` / `end`). */
+export function markerLine(name: string, which: "start" | "end", style: MarkerStyle = "html"): string {
+  return style === "hash" ? `# hermit:${name}:${which}` : `<!-- hermit:${name}:${which} -->`;
+}
+
+/** A block of TOML between `#` markers; `toml` ends with a line break or is empty. */
+export function renderTomlBlock(name: string, toml: string): string {
+  return `${markerLine(name, "start", "hash")}\n${toml}${markerLine(name, "end", "hash")}`;
 }
 
 /** The section title the adapter's context sits under. */
@@ -107,21 +121,45 @@ export interface BlockScan {
   problems: MarkerProblem[];
 }
 
-const EXACT_MARKER = /^[ \t]*<!-- hermit:([a-z0-9]+(?:-[a-z0-9]+)*):(start|end) -->[ \t]*$/;
+const EXACT_MARKER: Readonly<Record<MarkerStyle, RegExp>> = {
+  html: /^[ \t]*<!-- hermit:([a-z0-9]+(?:-[a-z0-9]+)*):(start|end) -->[ \t]*$/,
+  hash: /^[ \t]*# hermit:([a-z0-9]+(?:-[a-z0-9]+)*):(start|end)[ \t]*$/,
+};
 /** Anything that looks like an attempt at a hermit marker. */
-const MARKER_LIKE = /<!--\s*hermit\b|\bhermit:[^\s:]*:(start|end)\b/i;
+const MARKER_LIKE: Readonly<Record<MarkerStyle, RegExp>> = {
+  html: /<!--\s*hermit\b|\bhermit:[^\s:]*:(start|end)\b/i,
+  hash: /^\s*#.*\bhermit:[^\s:]*:(start|end)\b/i,
+};
 
-function isMarkerLike(line: string): boolean {
-  return MARKER_LIKE.test(line);
+function isMarkerLike(line: string, style: MarkerStyle = "html"): boolean {
+  return MARKER_LIKE[style].test(line);
+}
+
+export interface ScanOptions {
+  style?: MarkerStyle;
+  /**
+   * `problem` (a generated workspace: every block is this deployment's) or `ignore` (the
+   * user's own project: well-formed blocks of other adapters are other deployments' text).
+   */
+  foreign?: "problem" | "ignore";
 }
 
 /**
  * Find the managed blocks of `text`. Every marker must be well formed, on its own line,
- * paired start-before-end with the same name, not nested, and the name must be one of
- * `allowed` (the adapter being deployed and, on a switch, the one recorded before); at most
- * one block may exist. Anything else is a problem, with its line.
+ * paired start-before-end with the same name, and not nested; the name must be one of
+ * `allowed` (the adapter being deployed and, on a switch, the one recorded before) unless
+ * `options.foreign` is `ignore`, and at most one block of these names may exist. Anything
+ * else is a problem, with its line. `blocks` holds only the blocks of `allowed` names.
  */
-export function scanBlocks(text: string, allowed: readonly string[]): BlockScan {
+export function scanBlocks(text: string, allowed: readonly string[], options: ScanOptions = {}): BlockScan {
+  const { markers, problems } = findMarkers(text, options.style ?? "html");
+  const { blocks, problems: pairing } = pairMarkers(markers, allowed, options.foreign ?? "problem");
+  problems.push(...pairing);
+  problems.sort((a, b) => a.line - b.line);
+  return { blocks: blocks.map((block) => ({ ...block, text: text.slice(block.start.offset, block.end.textEnd) })), problems };
+}
+
+function findMarkers(text: string, style: MarkerStyle): { markers: Marker[]; problems: MarkerProblem[] } {
   const markers: Marker[] = [];
   const problems: MarkerProblem[] = [];
   let offset = 0;
@@ -132,26 +170,32 @@ export function scanBlocks(text: string, allowed: readonly string[]): BlockScan 
     const lineEnd = newline === -1 ? text.length : newline + 1;
     const textEnd = newline === -1 ? text.length : newline > offset && text[newline - 1] === "\r" ? newline - 1 : newline;
     const line = text.slice(offset, textEnd);
-    if (isMarkerLike(line)) {
-      const exact = EXACT_MARKER.exec(line);
+    if (isMarkerLike(line, style)) {
+      const exact = EXACT_MARKER[style].exec(line);
       if (exact) {
         markers.push({ name: exact[1], which: exact[2] as "start" | "end", line: lineNumber, offset, textEnd, lineEnd });
-      } else if (/<!--/.test(line) && !/-->/.test(line.slice(line.indexOf("<!--")))) {
+      } else if (style === "html" && /<!--/.test(line) && !/-->/.test(line.slice(line.indexOf("<!--")))) {
         problems.push({ line: lineNumber, problem: `truncated marker (no closing '-->'): ${clip(line)}` });
       } else {
-        problems.push({
-          line: lineNumber,
-          problem: `malformed marker (expected '<!-- hermit:<adapter>:start -->' or ':end -->' alone on its line): ${clip(line)}`,
-        });
+        const expected = style === "html" ? "'<!-- hermit:<adapter>:start -->' or ':end -->'" : "'# hermit:<adapter>:start' or ':end'";
+        problems.push({ line: lineNumber, problem: `malformed marker (expected ${expected} alone on its line): ${clip(line)}` });
       }
     }
     offset = lineEnd;
   }
+  return { markers, problems };
+}
 
-  const blocks: LocatedBlock[] = [];
+function pairMarkers(
+  markers: readonly Marker[],
+  allowed: readonly string[],
+  foreign: "problem" | "ignore",
+): { blocks: Array<Omit<LocatedBlock, "text">>; problems: MarkerProblem[] } {
+  const problems: MarkerProblem[] = [];
+  const blocks: Array<Omit<LocatedBlock, "text">> = [];
   let open: Marker | undefined;
   for (const [index, marker] of markers.entries()) {
-    if (!allowed.includes(marker.name)) {
+    if (!allowed.includes(marker.name) && foreign === "problem") {
       problems.push({ line: marker.line, problem: `foreign marker for adapter '${marker.name}' (this workspace belongs to '${allowed[0]}')` });
     }
     if (marker.which === "start") {
@@ -177,16 +221,13 @@ export function scanBlocks(text: string, allowed: readonly string[]): BlockScan 
       open = undefined;
       continue;
     }
-    blocks.push({ name: open.name, start: open, end: marker, text: text.slice(open.offset, marker.textEnd) });
+    if (allowed.includes(open.name)) blocks.push({ name: open.name, start: open, end: marker });
     open = undefined;
   }
   if (open) problems.push({ line: open.line, problem: `unmatched start marker '${open.name}': no end marker after it (truncated block?)` });
-  if (blocks.length > 1) {
-    for (const duplicate of blocks.slice(1)) {
-      problems.push({ line: duplicate.start.line, problem: `duplicate block '${duplicate.name}' (another block starts at line ${blocks[0].start.line})` });
-    }
+  for (const duplicate of blocks.slice(1)) {
+    problems.push({ line: duplicate.start.line, problem: `duplicate block '${duplicate.name}' (another block starts at line ${blocks[0].start.line})` });
   }
-  problems.sort((a, b) => a.line - b.line);
   return { blocks, problems };
 }
 
@@ -197,5 +238,5 @@ function clip(line: string): string {
 
 /** True when `text` contains something a marker scan would treat as a marker. */
 export function containsMarker(text: string): boolean {
-  return text.split("\n").some(isMarkerLike);
+  return text.split("\n").some((line) => isMarkerLike(line));
 }

@@ -4,13 +4,12 @@
  * agent's name), MCP in `opencode.json` `mcp`. No trust gate.
  */
 import type { Adapter } from "../adapter/types.js";
+import { WORKSPACE_PATHS } from "./ids.js";
 import {
   agentMarkdownFile,
   configFile,
   droppedKeys,
   instructionBlock,
-  jsonText,
-  ownershipMeta,
   serverCommand,
   skillFiles,
 } from "./render.js";
@@ -32,6 +31,7 @@ export const opencode = {
   id: "opencode",
   displayName: "OpenCode",
   instructionFile: "AGENTS.md",
+  workspacePaths: WORKSPACE_PATHS.opencode,
   capabilities: {
     version: 1,
     hostVersion: "1.18.33",
@@ -71,7 +71,7 @@ export const opencode = {
       const { command, args } = serverCommand(options);
       const entry = { type: "local", command: [command, ...args], enabled: true, timeout: MCP_TIMEOUT_MS };
       const config = { $schema: "https://opencode.ai/config.json", mcp: { [adapter.manifest.name]: entry } };
-      files.push(configFile("opencode.json", jsonText(config), ownershipMeta(adapter, options)));
+      files.push(configFile("opencode.json", config, adapter, options));
     }
     return files;
   },

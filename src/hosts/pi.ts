@@ -4,8 +4,9 @@
  * `.pi/mcp.json` for the third-party pi-mcp-adapter extension, best-effort.
  */
 import type { Adapter } from "../adapter/types.js";
+import { WORKSPACE_PATHS } from "./ids.js";
 import { HermitError } from "../errors.js";
-import { configFile, instructionBlock, jsonText, ownershipMeta, serverCommand, skillFiles } from "./render.js";
+import { configFile, instructionBlock, serverCommand, skillFiles } from "./render.js";
 import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
 
 const NO_SUBAGENTS =
@@ -20,6 +21,7 @@ export const pi = {
   id: "pi",
   displayName: "Pi",
   instructionFile: "AGENTS.md",
+  workspacePaths: WORKSPACE_PATHS.pi,
   capabilities: {
     version: 1,
     hostVersion: "0.73.1",
@@ -60,7 +62,7 @@ export const pi = {
     if (adapter.tools.length > 0) {
       // eager + directTools: the extension starts the server with Pi and exposes each tool by name (docs/hosts.md).
       const entry = { ...serverCommand(options), lifecycle: "eager", directTools: true };
-      files.push(configFile(".pi/mcp.json", jsonText({ mcpServers: { [adapter.manifest.name]: entry } }), ownershipMeta(adapter, options)));
+      files.push(configFile(".pi/mcp.json", { mcpServers: { [adapter.manifest.name]: entry } }, adapter, options));
     }
     return files;
   },

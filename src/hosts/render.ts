@@ -2,13 +2,14 @@
  * Rendering helpers every host uses: virtual file construction, the instruction block,
  * skill folders, markdown with frontmatter, the MCP server entry. Pure.
  */
+import { stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
 import { decodeUtf8 } from "../adapter/files.js";
 import type { Adapter, AgentDefinition, SkillDefinition } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
-import { containsMarker, renderBlock } from "./managed-block.js";
+import { containsMarker, renderBlock, renderTomlBlock } from "./managed-block.js";
 import { contentHash, headerStyleFor, withOwnershipHeader, type OwnershipMeta } from "./ownership.js";
-import type { FileIntent, FileOwner, ProjectOptions, VirtualFile } from "./types.js";
+import type { ConfigEntry, FileIntent, FileOwner, ProjectOptions, VirtualFile } from "./types.js";
 
 /** A virtual file with its hash; `header` says whether `content` carries an ownership header. */
 export function virtualFile(
@@ -54,11 +55,45 @@ export function agentMarkdownFile(
   );
 }
 
-/** A host config file rewritten whole on every deploy. TOML gets a header; JSON cannot. */
-export function configFile(path: string, text: string, meta: OwnershipMeta, owner: FileOwner = { export: "tools" }): VirtualFile {
+/**
+ * A host config file (`.json` or `.toml`) holding `config`. In a generated workspace it is
+ * rewritten whole on every deploy (TOML gets a header; JSON cannot). In the user's own
+ * project (`options.existing`) it holds only hermit's entries: the second-level keys
+ * (`mcpServers.<adapter>`) and array members (`enabledMcpjsonServers[<adapter>]`) of
+ * `config` become `keys` in a JSON file, or a block between `#` markers in a TOML file;
+ * top-level scalars (`$schema`) are left to the user's file.
+ */
+export function configFile(
+  path: string,
+  config: Record<string, unknown>,
+  adapter: Adapter,
+  options: ProjectOptions,
+  owner: FileOwner = { export: "tools" },
+): VirtualFile {
+  const toml = path.endsWith(".toml");
+  if (options.existing) {
+    const entries = configEntries(config);
+    if (toml) {
+      const file = virtualFile(path, renderTomlBlock(adapter.manifest.name, stringifyToml(config)), owner, "block", false);
+      return { ...file, blockName: adapter.manifest.name, entries };
+    }
+    return { ...virtualFile(path, JSON.stringify(entries), owner, "keys", false), entries };
+  }
+  const text = toml ? stringifyToml(config) : jsonText(config);
   const style = headerStyleFor(path);
   if (!style) return virtualFile(path, text, owner, "replace", false);
-  return virtualFile(path, withOwnershipHeader(text, style, meta), owner, "replace", true);
+  return virtualFile(path, withOwnershipHeader(text, style, ownershipMeta(adapter, options)), owner, "replace", true);
+}
+
+/** The entries hermit owns in `config`: second-level keys of objects, members of arrays. */
+export function configEntries(config: Record<string, unknown>): ConfigEntry[] {
+  return Object.entries(config).flatMap(([key, value]): ConfigEntry[] => {
+    if (Array.isArray(value)) return value.map((member) => ({ key: [key], value: member, member: true }));
+    if (value !== null && typeof value === "object") {
+      return Object.entries(value).map(([name, inner]) => ({ key: [key, name], value: inner }));
+    }
+    return [];
+  });
 }
 
 /** JSON as hosts write it: two-space indent, final newline. */

@@ -3,9 +3,9 @@
  * declaration and a pure `project(adapter, options) → VirtualFile[]` that performs no IO.
  */
 import type { Adapter } from "../adapter/types.js";
+import type { HostId } from "./ids.js";
 
-/** Host ids, as users type them after `--host`. */
-export type HostId = "codex" | "claude-code" | "pi" | "opencode" | "gemini";
+export type { HostId } from "./ids.js";
 
 /** The four kinds of export an adapter can have. */
 export type ExportKind = "context" | "skills" | "agents" | "tools";
@@ -49,10 +49,23 @@ export interface CapabilityDeclaration {
  * What a virtual file is to the workspace:
  * - `create`: a file hermit owns entirely (a skill file, an agent file);
  * - `replace`: a host config file hermit rewrites whole on every deploy (never merged);
- * - `block`: a managed block hermit owns inside a shared instruction file; `content` is
- *   the block itself, markers included, and text outside it belongs to the user.
+ * - `block`: a managed block hermit owns inside a shared instruction file (or, in the user's
+ *   own project, inside a TOML config between `#` markers); `content` is the block itself,
+ *   markers included, and text outside it belongs to the user;
+ * - `keys`: hermit's own entries inside a JSON/JSONC config file of the user's project
+ *   (`entries`); every other byte of the file belongs to the user.
  */
-export type FileIntent = "create" | "replace" | "block";
+export type FileIntent = "create" | "replace" | "block" | "keys";
+
+/** One entry hermit owns inside a host config file. */
+export interface ConfigEntry {
+  /** Key path from the document root, e.g. `["mcpServers", "file-example"]`; for a member, the array's path. */
+  key: string[];
+  /** The value at `key`, or, for a `member` entry, the array member hermit adds. */
+  value: unknown;
+  /** True when `value` is one member of the array at `key` (`enabledMcpjsonServers`). */
+  member?: boolean;
+}
 
 /** Which export (and source file) a virtual file comes from. */
 export interface FileOwner {
@@ -77,6 +90,8 @@ export interface VirtualFile {
   header: boolean;
   /** For `block` files: the adapter name in the markers. */
   blockName?: string;
+  /** Config files in the user's own project: hermit's entries (`keys` files; TOML blocks, to check them). */
+  entries?: ConfigEntry[];
   /** True for a copy of an executable skill file (written with mode 0755). */
   executable?: boolean;
 }
@@ -98,6 +113,11 @@ export interface ProjectOptions {
   hermitVersion: string;
   /** True when the workspace holds an `AGENTS.md` hermit does not generate (Claude adds `@AGENTS.md`). */
   workspaceHasAgentsMd: boolean;
+  /**
+   * Deploying into the user's own project (`--existing`): config files get only hermit's
+   * entries (JSON keys; TOML tables between `# hermit:<adapter>:start`/`end`), never whole.
+   */
+  existing?: boolean;
 }
 
 /**
@@ -131,6 +151,10 @@ export interface Host {
   displayName: string;
   /** The shared instruction file the managed block goes into. */
   instructionFile: string;
+  /** True when `project` depends on `ProjectOptions.workspaceHasAgentsMd` (a redeploy must notice an AGENTS.md appearing). */
+  readsAgentsMd?: boolean;
+  /** Every workspace path a projection for this host can write (`WORKSPACE_PATHS` of `ids.ts`). */
+  workspacePaths: readonly string[];
   capabilities: CapabilityDeclaration;
   /** Pure: the files this host needs for `adapter`. Throws HermitError only for input the host cannot take. */
   project(adapter: Adapter, options: ProjectOptions): VirtualFile[];

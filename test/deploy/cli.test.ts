@@ -79,10 +79,10 @@ describe("hermit status and undeploy", () => {
     expect(clean.stdout).toContain(`${workspace}: claude-code workspace of file-example 0.1.0`);
     expect(clean.stdout).toContain("clean: no drift");
 
-    await appendFile(join(workspace, ".mcp.json"), " ");
+    await appendFile(join(workspace, ".claude/agents/reviewer.md"), "my note\n");
     const drifted = await hermit("status", "--workspace", workspace, "--json");
     expect(drifted.code).toBe(1);
-    expect(JSON.parse(drifted.stdout)).toMatchObject({ clean: false, drift: [{ path: ".mcp.json" }] });
+    expect(JSON.parse(drifted.stdout)).toMatchObject({ clean: false, drift: [{ path: ".claude/agents/reviewer.md", forceable: true }] });
 
     const refused = await hermit("undeploy", "--workspace", workspace);
     expect(refused.code).toBe(3);

@@ -92,11 +92,12 @@ describe("hand edits", () => {
     expect(text).toMatch(/^Mine\n\n<!-- hermit:file-example:start -->\n[\s\S]*do not estimate[\s\S]*:end -->\nAlso mine\n$/);
   });
 
-  it("a hand-edited JSON config (no header possible) is caught through the record", async () => {
+  it("a hand-edited JSON config (no header possible) is caught through the record; --force does not override it", async () => {
+    // Without a header, nothing in the bytes shows hermit wrote them: hermit will not replace what it cannot prove is its own.
     await expectRefused(
       (ws) => writeFile(join(ws, ".mcp.json"), '{"mcpServers":{}}\n'),
-      { file: ".mcp.json", problem: /edited by hand/ },
-      { host: "claude-code" },
+      { file: ".mcp.json", problem: /sha256 differs from the deployment record and its format carries no ownership header/ },
+      { host: "claude-code", force: true },
     );
   });
 

@@ -113,6 +113,7 @@ describe("codex", () => {
             "<adapter>"
           ]
         },
+        "inputsHash": "<sha256>",
         "files": [
           {
             "path": "AGENTS.md",
@@ -298,6 +299,7 @@ describe("claude-code", () => {
             "<adapter>"
           ]
         },
+        "inputsHash": "<sha256>",
         "files": [
           {
             "path": "CLAUDE.md",
@@ -479,6 +481,7 @@ describe("pi", () => {
             "<adapter>"
           ]
         },
+        "inputsHash": "<sha256>",
         "files": [
           {
             "path": "AGENTS.md",
@@ -653,6 +656,7 @@ describe("opencode", () => {
             "<adapter>"
           ]
         },
+        "inputsHash": "<sha256>",
         "files": [
           {
             "path": "AGENTS.md",
@@ -875,6 +879,7 @@ describe("gemini", () => {
             "<adapter>"
           ]
         },
+        "inputsHash": "<sha256>",
         "files": [
           {
             "path": "GEMINI.md",

@@ -6,9 +6,10 @@ import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
 import type { DeployResult } from "../../deploy/deploy.js";
 import type { WorkspaceStatus } from "../../deploy/status.js";
-import type { CommandRegistration } from "../program.js";
+import { HOST_IDS } from "../../hosts/ids.js";
+import type { CommandRegistration, RunAction } from "../program.js";
 
-const HOST_LIST = "codex, claude-code, pi, opencode, gemini";
+const HOST_LIST = HOST_IDS.join(", ");
 
 function pad(text: string, width: number): string {
   return text.length >= width ? `${text} ` : text.padEnd(width);
@@ -16,7 +17,8 @@ function pad(text: string, width: number): string {
 
 function actionLines(result: DeployResult): string[] {
   return result.actions.map((action) => {
-    const notes = [...(action.intent === "block" ? ["managed block"] : []), ...(action.note ? [action.note] : [])];
+    const part = action.intent === "block" ? ["managed block"] : action.intent === "keys" ? ["hermit's entries"] : [];
+    const notes = [...part, ...(action.note ? [action.note] : [])];
     return `  ${pad(action.action, 11)}${action.path}${notes.length > 0 ? `  (${notes.join("; ")})` : ""}`;
   });
 }
@@ -64,7 +66,8 @@ export function formatDeploy(result: DeployResult): string {
 
 /** The human report of `hermit status`. */
 export function formatStatus(status: WorkspaceStatus): string {
-  const lines = [`${status.workspace}: ${status.host} workspace of ${status.adapter.name} ${status.adapter.version} (hermit ${status.hermitVersion})`];
+  const kind = status.existing ? `deployment (--existing, ${status.record})` : "workspace";
+  const lines = [`${status.workspace}: ${status.host} ${kind} of ${status.adapter.name} ${status.adapter.version} (hermit ${status.hermitVersion})`];
   for (const file of status.files) {
     const problems = file.problems.map((p) => `${p.line ? `line ${p.line}: ` : ""}${p.problem}`).join("; ");
     const header = file.header === "edited" ? " [ownership header: content no longer matches its hash]" : "";
@@ -78,97 +81,117 @@ export function formatStatus(status: WorkspaceStatus): string {
         : `adapter ${status.adapter.path}: unchanged since the deploy`;
   lines.push(source);
   if (status.interrupted) {
+    const pending = status.record.replace(/\.json$/, ".pending.json");
+    lines.push(`a deploy was interrupted (${pending}): run 'hermit deploy' again to finish it, or 'hermit undeploy' to remove its files`);
+  }
+  if (status.lock) {
+    const who = status.lock.holder ? `process ${status.lock.holder.pid} on ${status.lock.holder.host} since ${status.lock.holder.since}` : "an unreadable lock file";
     lines.push(
-      `a deploy was interrupted (.hermit-deploy.pending.json): run 'hermit deploy' again to finish it, or 'hermit undeploy' to remove its files`,
+      status.lock.stale
+        ? `stale lock (.hermit-deploy.lock of ${who}, which is gone): a hermit run was killed here; the next deploy or undeploy takes it over`
+        : `a hermit deploy is running here now (${who})`,
     );
   }
   if (status.drift.length > 0) {
     lines.push(`drift in ${new Set(status.drift.map((issue) => issue.path)).size} file(s): deploy refuses until repaired (or --force for hand edits)`);
-  } else if (!status.interrupted) lines.push("clean: no drift");
+  } else if (status.clean) lines.push("clean: no drift");
   return lines.join("\n");
 }
 
-export const register: CommandRegistration = (program: Command, run) => {
+const SELECT_HELP = {
+  host: "the deployment's host, when the workspace holds several (deploys with --existing)",
+  name: "the deployment's adapter name, when the workspace holds several (deploys with --existing)",
+};
+
+function registerDeploy(program: Command, run: RunAction): void {
   program
     .command("deploy")
     .summary("Project an adapter into a host's native files in a workspace")
     .description(
       "Project an adapter into a host's native files in a workspace (instructions block, skills, subagents, MCP entry).\n" +
-        "The workspace must be empty or generated for the same host; a second deploy of the same source writes nothing.\n" +
-        "Exit 0 deployed, 2 bad input or refused export, 3 drift refused (nothing written).",
+        "The workspace must be empty or generated for the same host, unless --existing: then it is your own project, and\n" +
+        "hermit adds only its own files, its managed block and its entries in your config files, never changing or removing\n" +
+        "yours. A second deploy of the same source writes nothing.\n" +
+        "Exit 0 deployed, 2 bad input or refused export, 3 drift or a conflict with your files refused (nothing written).",
     )
     .requiredOption("--adapter <dir>", "adapter directory")
     .requiredOption("--workspace <dir>", "workspace directory (created if missing)")
     .requiredOption("--host <host>", `host: ${HOST_LIST}`)
+    .option("--existing", "deploy into your own project (a non-empty folder, your repository) without touching your files")
     .option("--dry-run", "print the plan and write nothing")
-    .option("--force", "overwrite generated files that were edited by hand (never damaged markers)")
+    .option("--force", "overwrite generated files that were edited by hand (never damaged markers, never your files)")
     .option("--json", "print the result as one JSON document")
-    .action(async (options: { adapter: string; workspace: string; host: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
-      const json = Boolean(options.json);
-      await run(json,
-        async () => {
-          const { resolve } = await import("node:path");
-          const { deploy } = await import("../../deploy/deploy.js");
-          const result = await deploy({
-            adapter: resolve(options.adapter),
-            workspace: resolve(options.workspace),
-            host: options.host,
-            dryRun: options.dryRun,
-            force: options.force,
-          });
-          return { exitCode: ExitCode.ok, json: result, text: formatDeploy(result) };
-        },
-      );
-    });
+    .action(async (options: { adapter: string; workspace: string; host: string; existing?: boolean; dryRun?: boolean; force?: boolean; json?: boolean }) =>
+      run(Boolean(options.json), async () => {
+        const { resolve } = await import("node:path");
+        const { deploy } = await import("../../deploy/deploy.js");
+        const result = await deploy({
+          adapter: resolve(options.adapter),
+          workspace: resolve(options.workspace),
+          host: options.host,
+          dryRun: options.dryRun,
+          force: options.force,
+          existing: options.existing,
+        });
+        return { exitCode: ExitCode.ok, json: result, text: formatDeploy(result) };
+      }),
+    );
+}
 
+function registerStatus(program: Command, run: RunAction): void {
   program
     .command("status")
-    .summary("Report drift in a generated workspace (writes nothing)")
+    .summary("Report drift in a deployment (writes nothing)")
     .description(
-      "Report drift in a generated workspace: files edited by hand, deleted, unreadable or with damaged markers, and a " +
-        "deploy that was interrupted. Writes nothing.\n" +
-        "Exit 0 clean, 1 drift found or a deploy interrupted, 2 not a hermit workspace, 3 the deployment record itself is damaged.",
+      "Report drift in a deployment: files, blocks and config entries edited by hand, deleted, unreadable or with damaged\n" +
+        "markers, what the record claims but hermit cannot prove is its own, a deploy that was interrupted, a stale lock.\n" +
+        "Writes nothing. Exit 0 clean, 1 drift found, a deploy interrupted or a lock left, 2 not a hermit workspace,\n" +
+        "3 the deployment record itself is damaged.",
     )
     .requiredOption("--workspace <dir>", "workspace directory")
+    .option("--host <host>", SELECT_HELP.host)
+    .option("--name <adapter>", SELECT_HELP.name)
     .option("--json", "print the status as one JSON document")
-    .action(async (options: { workspace: string; json?: boolean }) => {
-      const json = Boolean(options.json);
-      await run(json,
-        async () => {
-          const { resolve } = await import("node:path");
-          const { status } = await import("../../deploy/deploy.js");
-          const result = await status({ workspace: resolve(options.workspace) });
-          return { exitCode: result.clean ? ExitCode.ok : ExitCode.problems, json: result, text: formatStatus(result) };
-        },
-      );
-    });
+    .action(async (options: { workspace: string; host?: string; name?: string; json?: boolean }) =>
+      run(Boolean(options.json), async () => {
+        const { resolve } = await import("node:path");
+        const { status } = await import("../../deploy/deploy.js");
+        const result = await status({ workspace: resolve(options.workspace), host: options.host, name: options.name });
+        return { exitCode: result.clean ? ExitCode.ok : ExitCode.problems, json: result, text: formatStatus(result) };
+      }),
+    );
+}
 
+function registerUndeploy(program: Command, run: RunAction): void {
   program
     .command("undeploy")
     .summary("Remove hermit's projections from a workspace, keep the rest")
     .description(
-      "Remove hermit's projections from a workspace: its files, its managed block (text around it is kept), its record.\n" +
-        "Everything else stays. Exit 0 done, 2 not a hermit workspace, 3 drift refused (nothing removed).",
+      "Remove hermit's projections from a workspace: its files, its managed block and its config entries (every other\n" +
+        "byte is kept), its record. Everything else stays. Exit 0 done, 2 not a hermit workspace, 3 drift refused (nothing removed).",
     )
     .requiredOption("--workspace <dir>", "workspace directory")
+    .option("--host <host>", SELECT_HELP.host)
+    .option("--name <adapter>", SELECT_HELP.name)
     .option("--dry-run", "print what would be removed and remove nothing")
     .option("--force", "also remove generated files that were edited by hand")
     .option("--json", "print the result as one JSON document")
-    .action(async (options: { workspace: string; dryRun?: boolean; force?: boolean; json?: boolean }) => {
-      const json = Boolean(options.json);
-      await run(json,
-        async () => {
-          const { resolve } = await import("node:path");
-          const { undeploy } = await import("../../deploy/deploy.js");
-          const result = await undeploy({ workspace: resolve(options.workspace), dryRun: options.dryRun, force: options.force });
-          const head = result.dryRun
-            ? `Plan to undeploy ${result.workspace} (dry run: nothing removed)`
+    .action(async (options: { workspace: string; host?: string; name?: string; dryRun?: boolean; force?: boolean; json?: boolean }) =>
+      run(Boolean(options.json), async () => {
+        const { resolve } = await import("node:path");
+        const { undeploy } = await import("../../deploy/deploy.js");
+        const result = await undeploy({ workspace: resolve(options.workspace), host: options.host, name: options.name, dryRun: options.dryRun, force: options.force });
+        const head = result.dryRun
+          ? `Plan to undeploy ${result.workspace} (dry run: nothing removed)`
+          : result.host === ""
+            ? `Removed what a killed hermit run left in ${result.workspace} (no deployment was there)`
             : `Undeployed ${result.host} projections from ${result.workspace}`;
-          return { exitCode: ExitCode.ok, json: result, text: [head, ...actionLines(result), `  ${counts(result)}`].join("\n") };
-        },
-      );
-    });
+        return { exitCode: ExitCode.ok, json: result, text: [head, ...actionLines(result), `  ${counts(result)}`].join("\n") };
+      }),
+    );
+}
 
+function registerConvert(program: Command, run: RunAction): void {
   program
     .command("convert")
     .summary("Print the context and tool specs in the OpenAI or Anthropic format")
@@ -179,16 +202,21 @@ export const register: CommandRegistration = (program: Command, run) => {
     .requiredOption("--adapter <dir>", "adapter directory")
     .requiredOption("--format <format>", "openai or anthropic")
     .option("--json", "accepted for symmetry: the output is always JSON")
-    .action(async (options: { adapter: string; format: string; json?: boolean }) => {
-      await run(true,
-        async () => {
-          const { resolve } = await import("node:path");
-          const { readAdapter } = await import("../../adapter/read.js");
-          const { convertAdapter, parseConvertFormat } = await import("../../deploy/convert.js");
-          const format = parseConvertFormat(options.format);
-          const result = convertAdapter(await readAdapter(resolve(options.adapter)), format);
-          return { exitCode: ExitCode.ok, json: result };
-        },
-      );
-    });
+    .action(async (options: { adapter: string; format: string; json?: boolean }) =>
+      run(true, async () => {
+        const { resolve } = await import("node:path");
+        const { readAdapter } = await import("../../adapter/read.js");
+        const { convertAdapter, parseConvertFormat } = await import("../../deploy/convert.js");
+        const format = parseConvertFormat(options.format);
+        const result = convertAdapter(await readAdapter(resolve(options.adapter)), format);
+        return { exitCode: ExitCode.ok, json: result };
+      }),
+    );
+}
+
+export const register: CommandRegistration = (program: Command, run) => {
+  registerDeploy(program, run);
+  registerStatus(program, run);
+  registerUndeploy(program, run);
+  registerConvert(program, run);
 };
