@@ -13,7 +13,7 @@ import { TEMP_NAME } from "../fs/atomic.js";
 import type { HostId } from "../hosts/ids.js";
 import type { ServerCommand } from "../hosts/types.js";
 import { hermitVersion } from "../package-root.js";
-import type { DeployResult } from "./deploy.js";
+import type { DeployResult } from "./result.js";
 import { GENERATED, LOCK_FILE, parseRecordAt, parseReportName, renderRecord, type DeploymentNames, type DeploymentReport } from "./record.js";
 import { knownFiles } from "./snapshot.js";
 import { inputsHash } from "./sources.js";

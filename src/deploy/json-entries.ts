@@ -44,14 +44,25 @@ export function valueHash(value: unknown): string {
   return sha256(JSON.stringify(value));
 }
 
-/** `a.b` or `a[member]`, for messages. */
-export function entryName(entry: { key: string[]; member?: unknown }): string {
+/** How an entry is found: its key path, and the member for an array member. */
+export interface EntryLocation {
+  key: string[];
+  member?: string;
+}
+
+/** Where a config entry of the projection is found (a member entry is found by its value). */
+export function locationOf(config: ConfigEntry): EntryLocation {
+  return config.member ? { key: config.key, member: String(config.value) } : { key: config.key };
+}
+
+/** `a.b` or `a["member"]`, for messages and matching. */
+export function entryName(entry: EntryLocation): string {
   const key = entry.key.join(".");
   return entry.member !== undefined ? `${key}[${JSON.stringify(entry.member)}]` : key;
 }
 
 /** The node of an entry: the property (`key`) or the array member; undefined when absent. */
-export function findEntry(root: Node, entry: { key: string[]; member?: unknown }): Node | undefined {
+export function findEntry(root: Node, entry: EntryLocation): Node | undefined {
   const node = findNodeAtLocation(root, entry.key);
   if (!node) return undefined;
   if (entry.member === undefined) return node.parent;
@@ -96,6 +107,18 @@ interface Insertion {
   text: string;
   prefix: string;
   suffix: string;
+  /** True when a comma was also added right after the member before (a comment ended its line). */
+  comma?: boolean;
+}
+
+/**
+ * Where the line of a member ending at `from` ends, when only a comma, whitespace and a
+ * comment follow it there (so a new member can go on the next line, leaving the comment
+ * with its member); undefined when something else follows on that line.
+ */
+function lineEndAfter(text: string, from: number): number | undefined {
+  const rest = /^,?[ \t]*(\/\/[^\r\n]*|\/\*[^\r\n]*?\*\/[ \t]*)?(?=\r?\n)/.exec(text.slice(from));
+  return rest && rest[1] !== undefined ? from + rest[0].length : undefined;
 }
 
 /** Insert `render(indent)` as the last member of `container` (an object or array node). */
@@ -123,6 +146,15 @@ function insertInto(text: string, container: Node, style: JsonStyle, render: (in
     indent = lineIndent(text, last.offset);
     const separator = indent === undefined ? " " : style.eol + indent;
     const comma = trailingComma(text, end, close);
+    const lineEnd = indent === undefined ? undefined : lineEndAfter(text, end);
+    if (lineEnd !== undefined) {
+      // A comment ends the last member's line: the new member goes below it, the comment stays where it is.
+      const piece = render(indent);
+      const suffixHere = comma >= 0 ? "," : "";
+      const withEntry = text.slice(0, lineEnd) + separator + piece + suffixHere + text.slice(lineEnd);
+      if (comma >= 0) return { text: withEntry, prefix: separator, suffix: suffixHere };
+      return { text: `${withEntry.slice(0, end)},${withEntry.slice(end)}`, prefix: separator, suffix: "", comma: true };
+    }
     if (comma >= 0) {
       at = comma + 1;
       prefix = separator;
@@ -175,6 +207,7 @@ export function insertEntry(text: string, config: ConfigEntry): { text: string; 
     sha256: valueHash(config.value),
     prefix: inserted.prefix,
     suffix: inserted.suffix,
+    ...(inserted.comma ? { comma: true } : {}),
     ...(parent ? { parent } : {}),
   };
   return { text: inserted.text, entry };
@@ -192,6 +225,18 @@ export function replaceEntryValue(text: string, node: Node, value: unknown): str
 function cutExactly(text: string, start: number, end: number, prefix: string, suffix: string): string | undefined {
   if (text.slice(start - prefix.length, start) !== prefix || text.slice(end, end + suffix.length) !== suffix) return undefined;
   return text.slice(0, start - prefix.length) + text.slice(end + suffix.length);
+}
+
+/** Remove the comma hermit added after the member before its entry, once that member is last again. */
+function withoutAddedComma(text: string, entry: RecordedEntry): string {
+  const parsed = parseDocument(text);
+  if ("problem" in parsed) return text;
+  const container = findNodeAtLocation(parsed.root, entry.member !== undefined ? entry.key : entry.key.slice(0, -1));
+  const last = container?.children?.at(-1);
+  if (!container || !last) return text;
+  const end = last.offset + last.length;
+  const comma = trailingComma(text, end, container.offset + container.length - 1);
+  return comma === end ? text.slice(0, end) + text.slice(end + 1) : text;
 }
 
 /** Remove `path` with jsonc-parser (the surroundings were reformatted since hermit inserted it). */
@@ -217,6 +262,8 @@ export function removeEntry(text: string, entry: RecordedEntry): { text: string;
     exact = false;
     const index = entry.member !== undefined ? (node.parent?.children ?? []).indexOf(node) : undefined;
     next = removeWithEditor(text, index === undefined ? entry.key : [...entry.key, index]);
+  } else if (entry.comma) {
+    next = withoutAddedComma(next, entry);
   }
   if (entry.parent) {
     const containerPath = entry.member !== undefined ? entry.key : entry.key.slice(0, -1);

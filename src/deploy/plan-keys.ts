@@ -5,7 +5,18 @@
  * conflict `--force` does not override. Pure.
  */
 import type { VirtualFile } from "../hosts/types.js";
-import { EMPTY_JSON, entryName, entryValue, findEntry, insertEntry, parseDocument, removeEntry, replaceEntryValue, valueHash } from "./json-entries.js";
+import {
+  EMPTY_JSON,
+  entryName,
+  entryValue,
+  findEntry,
+  insertEntry,
+  locationOf,
+  parseDocument,
+  removeEntry,
+  replaceEntryValue,
+  valueHash,
+} from "./json-entries.js";
 import type { PlanContext, PlannedAction } from "./plan-types.js";
 import type { RecordedEntry, RecordedKeys } from "./record.js";
 import { encoder, knownEntry, textOf, type FileState, type KnownFile } from "./snapshot.js";
@@ -44,15 +55,15 @@ export function planKeys(file: VirtualFile, state: FileState, known: KnownFile, 
   const text = readText(file.path, state, context);
   if (text === undefined || state.kind === "blocked") return undefined;
   const claimed = claims(known);
-  const wanted = new Set((file.entries ?? []).map(entryName));
+  const wanted = new Set((file.entries ?? []).map((config) => entryName(locationOf(config))));
   const entries: RecordedEntry[] = [];
   const notes: string[] = [];
   const driftBefore = context.drift.length;
   let next = text;
   for (const config of file.entries ?? []) {
-    const name = entryName(config);
+    const name = entryName(locationOf(config));
     const mine = claimed.get(name);
-    const node = findEntry((parseDocument(next) as { root: never }).root, config);
+    const node = findEntry((parseDocument(next) as { root: never }).root, locationOf(config));
     if (!node) {
       const inserted = insertEntry(next, config);
       if ("problem" in inserted) context.drift.push({ path: file.path, problem: `cannot add '${name}': ${inserted.problem}`, forceable: false });

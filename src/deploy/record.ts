@@ -78,6 +78,8 @@ export interface RecordedEntry {
   /** The exact text hermit inserted before the entry's key (or member) and after its value, so undeploy restores the bytes. */
   prefix: string;
   suffix: string;
+  /** True when hermit also put a comma after the member before its entry (whose line ends in a comment). */
+  comma?: boolean;
   /** Set when hermit also created the object or array holding the entry: the text it inserted around it. */
   parent?: { prefix: string; suffix: string };
 }

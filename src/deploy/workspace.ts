@@ -8,6 +8,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { HermitError } from "../errors.js";
 import { TEMP_NAME } from "../fs/atomic.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
+import { selectDeployment, type DeploymentSelector, type FoundDeployment } from "./deployments.js";
 import { GENERATED, LOCK_FILE, isBookkeeping, parseRecordAt, type DeploymentNames } from "./record.js";
 import type { FileState, WorkspaceSnapshot } from "./snapshot.js";
 
@@ -107,7 +108,7 @@ class StateReader {
     }
   }
 
-  /** Every file below the folder `rel` (relative to the workspace, symlinks not followed), or undefined when it is absent. */
+  /** Every file below the folder `rel` but hermit's temp files (relative to the workspace, symlinks not followed), or undefined when it is absent. */
   async list(rel: string): Promise<string[] | undefined> {
     const problem = await this.folderProblem(dirname(rel));
     const info = problem ? undefined : await lstatOrProblem(join(this.root, rel));
@@ -121,6 +122,8 @@ class StateReader {
       const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(() => []);
       for (const entry of entries) {
         const path = `${folder}/${entry.name}`;
+        // A temp file a killed hermit left is hermit's own, swept when the deploy writes.
+        if (TEMP_NAME.test(entry.name)) continue;
         if (entry.isDirectory()) pending.push(path);
         else out.push(path);
       }
@@ -205,4 +208,12 @@ export async function openWorkspace(workspace: string, names: DeploymentNames = 
       for (const folder of new Set(paths)) folders.set(folder, listing.exists ? await reader.list(folder) : undefined);
     },
   };
+}
+
+/**
+ * The deployment of a workspace that `selector` picks, by the names of its reports: the
+ * generated workspace's, or one `--existing` deployment's (see `selectDeployment`).
+ */
+export async function locateDeployment(workspace: string, selector: DeploymentSelector = {}): Promise<FoundDeployment> {
+  return selectDeployment(workspace, (await workspaceEntries(workspace)).names, selector);
 }

@@ -10,7 +10,8 @@ import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { sha256 } from "../adapter/files.js";
-import { PENDING_FILE, RECORD_FILE, parseRecord, type DeploymentReport } from "../deploy/record.js";
+import { GENERATED, parseRecord, type DeploymentNames, type DeploymentReport } from "../deploy/record.js";
+import { locateDeployment } from "../deploy/workspace.js";
 import { HermitError } from "../errors.js";
 import { getHost } from "../hosts/index.js";
 import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
@@ -88,8 +89,8 @@ const PASSED_ENV = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"];
 const RUN_MARKER = "HERMIT_VERIFY_RUN";
 
 /** Read and check `.hermit-deploy.json`; WORKSPACE_INVALID (exit 2) names the problem. */
-export async function readDeployment(workspace: string): Promise<DeploymentReport> {
-  const file = join(workspace, RECORD_FILE);
+export async function readDeployment(workspace: string, names: DeploymentNames = GENERATED): Promise<DeploymentReport> {
+  const file = join(workspace, names.record);
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -157,7 +158,11 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   const workspace = await realpath(resolve(options.workspace)).catch(() => {
     throw new HermitError("INPUT_NOT_FOUND", `${options.workspace}: workspace not found`, { path: options.workspace });
   });
-  const report = await readDeployment(workspace);
+  // A deploy with --existing keeps its report under its own name; several of them: USAGE, listing them.
+  const names = (await locateDeployment(workspace).catch((error: HermitError) => {
+    if (error.code === "USAGE") throw error;
+  }))?.names;
+  const report = await readDeployment(workspace, names);
   const host = getHost(report.host);
   const bin = findHostProgram(host.id, { hostBin: options.hostBin, path: env.PATH ?? "" });
   const items = await expectedItems(workspace, report);
@@ -165,8 +170,9 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   if (report.workspace !== workspace) {
     warnings.push(`the report was written for ${report.workspace}; the activation steps were applied to ${workspace}`);
   }
-  if (await stat(join(workspace, PENDING_FILE)).then(() => true, () => false)) {
-    warnings.push(`a deploy was interrupted here (${PENDING_FILE}): the files may be half updated; run the deploy again, then verify`);
+  const pending = (names ?? GENERATED).pending;
+  if (await stat(join(workspace, pending)).then(() => true, () => false)) {
+    warnings.push(`a deploy was interrupted here (${pending}): the files may be half updated; run the deploy again, then verify`);
   }
 
   const runId = randomUUID();

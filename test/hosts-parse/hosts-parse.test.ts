@@ -5,71 +5,13 @@
  * A host whose binary is absent is skipped with the reason; the "connected" checks need the
  * built `hermit serve` (dist/cli.js) and are skipped with the reason when it is missing.
  */
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { stringify as stringifyToml } from "smol-toml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deploy, status } from "../../src/deploy/deploy.js";
-import type { DeploymentReport } from "../../src/deploy/record.js";
-import { exampleAdapter, hostBinDir, noHost, skipBecause, tempDir } from "../helpers.js";
-
-const BIN = hostBinDir;
-
-interface Sandbox {
-  home: string;
-  workspace: string;
-  report: DeploymentReport;
-  env: NodeJS.ProcessEnv;
-}
-
-/** Deploy the example adapter for `host` into a fresh workspace, with an isolated home beside it. */
-async function sandbox(host: string): Promise<Sandbox> {
-  const root = await tempDir(`hermit-parse-${host}-`);
-  const home = join(root, "home");
-  const workspace = join(root, "ws");
-  for (const dir of ["tmp", ".config", ".cache", ".local/share", ".local/state", ".codex"]) await mkdir(join(home, dir), { recursive: true });
-  const result = await deploy({ adapter: exampleAdapter, workspace, host });
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    USERPROFILE: home,
-    CODEX_HOME: join(home, ".codex"),
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    XDG_DATA_HOME: join(home, ".local/share"),
-    XDG_STATE_HOME: join(home, ".local/state"),
-    TMPDIR: join(home, "tmp"),
-    NO_COLOR: "1",
-    CI: "1",
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-  };
-  return { home, workspace, report: result.report as DeploymentReport, env };
-}
-
-/** Run a host CLI in the workspace; resolves with its output even when it exits non-zero. */
-function host(box: Sandbox, name: string, args: string[]): Promise<{ code: number; output: string; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(join(BIN, name), args, { cwd: box.workspace, env: box.env, timeout: 90_000, encoding: "utf8" }, (error, stdout, stderr) => {
-      // eslint-disable-next-line no-control-regex
-      const clean = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "");
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, output: clean(stdout + stderr), stdout: clean(stdout) });
-    });
-  });
-}
-
-/** The activation data of a step, as the report gives it. */
-function activation(report: DeploymentReport, id: string): Record<string, unknown> {
-  const step = report.activation.find((candidate) => candidate.id === id);
-  if (!step) throw new Error(`the report has no activation step ${id}`);
-  return step.data;
-}
-
-const serverLine = (report: DeploymentReport) => [report.server!.command, ...report.server!.args].join(" ");
+import { exampleAdapter, noHost, skipBecause } from "../helpers.js";
+import { activation, host, sandbox, serverLine, type Sandbox } from "./host-sandbox.js";
 
 /** After a host ran in the workspace, hermit still sees no drift and a redeploy writes nothing. */
 async function expectUntouched(box: Sandbox, hostId: string) {
