@@ -62,8 +62,8 @@ export interface Comparison {
   wall: Spread;
   cpu: Spread;
   pairs: number;
-  /** Whether the median of the ratio the goal is on meets it. */
-  met: boolean;
+  /** Whether the median of the ratio the goal is on meets it; undefined for a row without a goal. */
+  met: boolean | undefined;
 }
 
 /** A row judged by something other than a ratio (memory), or a ratio with a condition. */
@@ -105,7 +105,7 @@ export async function compare(id: GoalId, subject: Side, baseline: Side, options
     wall,
     cpu,
     pairs,
-    met: "max" in goal && goal.max !== undefined ? judged.median <= goal.max : false,
+    met: "max" in goal && goal.max !== undefined ? judged.median <= goal.max : undefined,
   };
   results.set(id, comparison);
   printComparison(comparison);
@@ -193,8 +193,11 @@ function printComparison(c: Comparison): void {
     console.log(`  ${side.label.padEnd(34)} wall ${ms(side.wallMs).padEnd(30)} cpu ${ms(side.cpuMs)}`);
   }
   console.log(`  ratio, min / median / max:          wall ${ratio(c.wall).padEnd(30)} cpu ${ratio(c.cpu)}`);
-  console.log(`  goal ${goal.text} on the ${goal.on} ratio: median ${(goal.on === "cpu" ? c.cpu : c.wall).median.toFixed(2)}× — ${c.met ? "met" : "NOT met"}`);
+  const median = `median ${(goal.on === "cpu" ? c.cpu : c.wall).median.toFixed(2)}×`;
+  console.log(`  goal ${goal.text}${c.met === undefined ? ` (${goal.on} ${median})` : ` on the ${goal.on} ratio: ${median} — ${verdict(c.met)}`}`);
 }
+
+const verdict = (met: boolean | undefined) => (met === undefined ? "—" : met ? "met" : "NOT met");
 
 /** One line per goal: measured here (ratio next to goal), or not measured in this run. */
 export function printSummary(): void {
@@ -210,7 +213,7 @@ export function printSummary(): void {
     } else {
       const judged = goal.on === "cpu" ? result.cpu : result.wall;
       console.log(
-        `| ${goal.measure} | ${goal.text} (${goal.on}) | ${judged.median.toFixed(2)}× | ${ratio(result.wall)} | ${ratio(result.cpu)} | ${result.met ? "met" : "NOT met"} |`,
+        `| ${goal.measure} | ${goal.text} (${goal.on}) | ${judged.median.toFixed(2)}× | ${ratio(result.wall)} | ${ratio(result.cpu)} | ${verdict(result.met)} |`,
       );
     }
   }

@@ -10,7 +10,7 @@ import { readFile, realpath } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { extname, isAbsolute, relative, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parse, type Node } from "acorn";
+import type { Node } from "acorn";
 import type { Jiti } from "jiti";
 import { LIMITS } from "./files.js";
 
@@ -91,7 +91,8 @@ async function specifiersOf(jiti: Jiti, file: string): Promise<Array<{ specifier
   let program: Node;
   try {
     // `async: true` is how jiti transpiles for `import`: ESM imports become `jitiImport(…)` calls.
-    const code = jiti.transform({ source, filename: file, ts: /\.(c|m)?tsx?$/.test(file), async: true });
+    const code = jiti.transform({ source, filename: file, ts: /\.(c|m)?tsx?$/.test(file), async: true, jsx: false });
+    const { parse } = await import("acorn");
     program = parse(code, { ecmaVersion: "latest", sourceType: "script", allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true, allowHashBang: true });
   } catch {
     return []; // a syntax error: importing the file reports it

@@ -1,7 +1,20 @@
-/** Tool schemas are raw JSON Schema 2020-12; one Ajv instance compiles them all. */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+/**
+ * Tool schemas are raw JSON Schema 2020-12; one Ajv instance compiles them all. Ajv (and the
+ * meta-schema it compiles to vet a schema) is loaded only when an adapter declares a tool.
+ */
+import { createRequire } from "node:module";
+import type { Ajv2020 as Ajv, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+let instance: Ajv | undefined;
+
+function ajv(): Ajv {
+  if (!instance) {
+    // Required lazily (Ajv is CommonJS): most commands read adapters without ever needing it.
+    const { Ajv2020 } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js");
+    instance = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+  }
+  return instance;
+}
 
 /** What is wrong with a tool's schema, or undefined when it is a valid object schema. */
 export function toolSchemaProblem(schema: unknown, which: "input_schema" | "output_schema"): string | undefined {
@@ -9,8 +22,8 @@ export function toolSchemaProblem(schema: unknown, which: "input_schema" | "outp
   if (which === "input_schema" && (schema as { type?: unknown }).type !== "object") {
     return `${which} must have type: object`;
   }
-  if (!ajv.validateSchema(schema)) {
-    return `${which} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: which })}`;
+  if (!ajv().validateSchema(schema)) {
+    return `${which} is not a valid JSON Schema: ${ajv().errorsText(ajv().errors, { dataVar: which })}`;
   }
   try {
     validatorFor(schema);
@@ -33,9 +46,9 @@ export function validatorFor(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
     try {
-      validate = ajv.compile(schema);
+      validate = ajv().compile(schema);
     } finally {
-      ajv.removeSchema(schema);
+      ajv().removeSchema(schema);
     }
     compiled.set(schema, validate);
   }

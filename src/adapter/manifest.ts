@@ -1,9 +1,9 @@
 /** `adapter.yaml`: parse, validate against the JSON Schema, negotiate the contract version. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { HermitError } from "../errors.js";
 import { CONTRACT_VERSION, packageRoot } from "../package-root.js";
+import { validate } from "./manifest-validator.generated.js";
 import type { Entrypoint, Manifest } from "./types.js";
 import { parseYaml } from "./yaml.js";
 
@@ -11,8 +11,8 @@ export const MANIFEST_FILE = "adapter.yaml";
 export const CONTEXT_FILE = "ADAPTER.md";
 export const manifestSchemaPath = join(packageRoot, "schemas", "adapter.schema.json");
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const validateManifestShape = ajv.compile<Manifest>(JSON.parse(readFileSync(manifestSchemaPath, "utf8")));
+/** The schema, compiled when hermit is built (scripts/generate-validators.ts), not at each start. */
+const validateManifestShape = validate as unknown as ValidateFunction<Manifest>;
 
 function describeSchemaError(error: ErrorObject): string {
   const at = error.instancePath === "" ? "(top level)" : error.instancePath.slice(1).replaceAll("/", ".");

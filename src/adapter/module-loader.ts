@@ -4,23 +4,46 @@
  * resolve from its location. jiti itself is loaded only when there is code to load.
  */
 import { stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import type { Jiti } from "jiti";
+import type { Jiti, TransformOptions, TransformResult } from "jiti";
 import { HermitError } from "../errors.js";
 import { resolveInside } from "./files.js";
 import { describeOutsideImports, findOutsideImports } from "./imports.js";
 import type { Entrypoint } from "./types.js";
 
-let loader: Promise<Jiti> | undefined;
+let loader: Jiti | undefined;
+
+/** Transpilations kept (the import check and the import transpile the same files). */
+const TRANSPILED_LIMIT = 256;
 
 /**
  * The jiti instance: it transpiles per file with no disk cache, so a candidate never sees a
- * stale transpilation of a file the Evolver just edited.
+ * stale transpilation of a file the Evolver just edited. Transpilations are remembered by
+ * file, options and source within the process: `importAdapterModule` transpiles each file to
+ * read its imports, then jiti needs the same transpilation to run it.
  */
-function jiti(): Promise<Jiti> {
-  loader ??= import("jiti").then(({ createJiti }) =>
-    createJiti(import.meta.url, { fsCache: false, moduleCache: false, interopDefault: true }),
-  );
+async function jiti(): Promise<Jiti> {
+  if (!loader) {
+    // jiti's CommonJS entry: importing it as ESM would first have Node scan its 190 kB bundle for exports.
+    const { createJiti } = createRequire(import.meta.url)("jiti") as typeof import("jiti");
+    const options = { fsCache: false, moduleCache: false, interopDefault: true } as const;
+    const plain = createJiti(import.meta.url, options);
+    const transpiled = new Map<string, string>();
+    const transform = (input: TransformOptions): TransformResult => {
+      const { source, ...rest } = input;
+      const settings = Object.keys(rest).sort().map((name) => `${name}=${JSON.stringify(rest[name as keyof typeof rest])}`);
+      const key = `${settings.join("&")}\0${source}`;
+      let code = transpiled.get(key);
+      if (code === undefined) {
+        code = plain.transform(input);
+        if (transpiled.size >= TRANSPILED_LIMIT) transpiled.clear();
+        transpiled.set(key, code);
+      }
+      return { code };
+    };
+    loader = createJiti(import.meta.url, { ...options, transform });
+  }
   return loader;
 }
 

@@ -3,21 +3,12 @@
  * problem (the spec check reports them); `readAdapter` refuses an adapter with any.
  */
 import { HermitError, isHermitError, errorMessage } from "../errors.js";
-import {
-  LIMITS,
-  assertDirectory,
-  decodeUtf8,
-  hashTree,
-  readAdapterText,
-  readTreeBytes,
-  unsafePathReason,
-  walkTree,
-  type Tree,
-} from "./files.js";
+import { LIMITS, assertDirectory, decodeUtf8, readAdapterText, unsafePathReason, type Tree } from "./files.js";
 import { CONTEXT_FILE, MANIFEST_FILE, contextPath, parseEntrypoint, parseManifest } from "./manifest.js";
 import { toolSchemaProblem } from "./json-schema.js";
 import { loadExport } from "./module-loader.js";
 import { agentProblems, parseAgent, parseSkill } from "./rules.js";
+import { hashTree, readTree } from "./tree.js";
 import type { Adapter, AgentDefinition, Manifest, Problem, SkillDefinition, ToolDefinition } from "./types.js";
 
 export interface Inspection {
@@ -25,6 +16,8 @@ export interface Inspection {
   tree: Tree;
   /** The bytes of every file of the tree, read once. */
   bytes: ReadonlyMap<string, Buffer>;
+  /** A file's bytes as UTF-8 text (undefined when unread or not UTF-8), decoded once. */
+  text: (path: string) => string | undefined;
   problems: Problem[];
 }
 
@@ -43,19 +36,31 @@ export async function readManifest(root: string): Promise<Manifest> {
 
 export async function inspectAdapter(root: string, options: InspectOptions = {}): Promise<Inspection> {
   const manifest = await readManifest(root);
-  const tree = await walkTree(root);
-  const bytes = await readTreeBytes(root, tree.files);
+  const { bytes, ...tree } = await readTree(root);
+  const text = decodedOnce(bytes);
   const problems: Problem[] = [...tree.problems];
   const present = new Set(tree.files.map((file) => file.path));
   const report = (path: string, check: string, problem: string) => problems.push({ path, check, problem });
-  const files: Files = { root, bytes, present, report };
+  const files: Files = { root, bytes, text, present, report };
 
   const context = readContext(files, manifest);
   const agents = await readAgents(files, manifest, tree, options.runExporters ?? true);
   const skills = readSkills(files, manifest, tree);
   const tools = readTools(manifest, present, report);
   const sourceHash = hashTree(tree.files, bytes);
-  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, bytes, problems };
+  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, bytes, text, problems };
+}
+
+/** Decode each file at most once: the reader and the spec rules read the same texts. */
+function decodedOnce(bytes: ReadonlyMap<string, Buffer>): (path: string) => string | undefined {
+  const texts = new Map<string, string | undefined>();
+  return (path) => {
+    if (!texts.has(path)) {
+      const data = bytes.get(path);
+      texts.set(path, data === undefined ? undefined : decodeUtf8(data));
+    }
+    return texts.get(path);
+  };
 }
 
 /** Read an adapter for use (deploy, serve, train); any problem is an error naming the file. */
@@ -79,6 +84,7 @@ export type Report = (path: string, check: string, problem: string) => void;
 interface Files {
   root: string;
   bytes: ReadonlyMap<string, Buffer>;
+  text: (path: string) => string | undefined;
   present: ReadonlySet<string>;
   report: Report;
 }
@@ -99,7 +105,7 @@ function readText(files: Files, path: string, check: string): string | undefined
     files.report(path, check, `over the limit of ${LIMITS.fileBytes} bytes`);
     return undefined;
   }
-  const text = decodeUtf8(data);
+  const text = files.text(path);
   if (text === undefined) files.report(path, check, "not valid UTF-8");
   return text;
 }

@@ -4,13 +4,15 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { assertDirectory, decodeUtf8, walkTree } from "../adapter/files.js";
+import picomatch from "picomatch";
+import { assertDirectory } from "../adapter/files.js";
 import { MANIFEST_FILE } from "../adapter/manifest.js";
 import { inspectAdapter, readManifest, type Inspection } from "../adapter/read.js";
+import { treeFile, walkTree } from "../adapter/tree.js";
 import type { Manifest } from "../adapter/types.js";
 import { HermitError, isHermitError } from "../errors.js";
 import { runLoadCheck } from "./load-check.js";
-import { fixedMatch, rules, uniqueIssues, type SpecFacts } from "./rules.js";
+import { fixedMatch, fixedPatterns, rules, uniqueIssues, type SpecFacts } from "./rules.js";
 import type { CheckOptions, Issue, SpecResult } from "./types.js";
 
 export async function checkSpec(adapterPath: string, rootPath: string, options: CheckOptions = {}): Promise<SpecResult> {
@@ -34,8 +36,7 @@ export async function checkSpec(adapterPath: string, rootPath: string, options: 
     return { passed: false, issues: [issue], isolation: "not-run" };
   }
   const adapter = inspection.adapter;
-  const rootTree = await walkTree(rootPath);
-  const facts = await gatherFacts(rootPath, inspection, rootManifest, new Set(rootTree.files.map((f) => f.path)));
+  const facts = await gatherFacts(rootPath, inspection, rootManifest, await rootFixedFiles(rootPath, rootManifest));
 
   const issues: Issue[] = [...inspection.problems];
   for (const rule of rules) issues.push(...rule(facts));
@@ -43,6 +44,20 @@ export async function checkSpec(adapterPath: string, rootPath: string, options: 
   issues.push(...load.issues);
   const unique = uniqueIssues(issues);
   return { passed: unique.length === 0, issues: unique, isolation: load.isolation };
+}
+
+/**
+ * The root's files under a fixed pattern. When every pattern names one file (the usual
+ * `fixed: [tools.ts, README.md]`), those paths are looked up; only a glob walks the template.
+ */
+async function rootFixedFiles(rootPath: string, manifest: Manifest): Promise<Set<string>> {
+  const patterns = fixedPatterns(manifest);
+  if (patterns.some((pattern) => picomatch.scan(pattern).isGlob)) {
+    const isFixed = fixedMatch(manifest);
+    return new Set((await walkTree(rootPath)).files.map((file) => file.path).filter(isFixed));
+  }
+  const found = await Promise.all(patterns.map((pattern) => treeFile(rootPath, pattern)));
+  return new Set(found.flatMap((file) => (file ? [file.path] : [])));
 }
 
 async function gatherFacts(
@@ -67,10 +82,7 @@ async function gatherFacts(
     candidate: {
       manifest: inspection.adapter.manifest,
       sizes,
-      text: (path) => {
-        const data = inspection.bytes.get(path);
-        return data === undefined ? undefined : decodeUtf8(data);
-      },
+      text: (path) => inspection.text(path),
       equalsRoot: (path) => equal.get(path) ?? false,
     },
     root: { manifest: rootManifest, files: rootFiles },

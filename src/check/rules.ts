@@ -22,6 +22,7 @@ export interface SpecFacts {
     /** path → true when the bytes equal the root's file */
     equalsRoot: (path: string) => boolean;
   };
+  /** The root's files under a fixed pattern (the only ones the rules look at). */
   root: { manifest: Manifest; files: Set<string> };
 }
 
@@ -29,12 +30,24 @@ export type Rule = (facts: SpecFacts) => Issue[];
 
 const matcher = (pattern: string) => picomatch(pattern, { dot: true });
 
-/** Whether a path is fixed by the manifest: under a `fixed` pattern, or the custom checker. */
-export function fixedMatch(manifest: Manifest): (path: string) => boolean {
+/** The manifest's fixed patterns: `structure.fixed` and the custom checker's file. */
+export function fixedPatterns(manifest: Manifest): string[] {
   const patterns = [...(manifest.structure?.fixed ?? [])];
   if (manifest.check) patterns.push(manifest.check.slice(0, manifest.check.lastIndexOf(":")));
-  const matchers = patterns.map(matcher);
-  return (path) => matchers.some((match) => match(path));
+  return patterns;
+}
+
+const fixedMatchers = new WeakMap<Manifest, (path: string) => boolean>();
+
+/** Whether a path is fixed by the manifest: under a `fixed` pattern, or the custom checker. */
+export function fixedMatch(manifest: Manifest): (path: string) => boolean {
+  let isFixed = fixedMatchers.get(manifest);
+  if (!isFixed) {
+    const matchers = fixedPatterns(manifest).map(matcher);
+    isFixed = (path) => matchers.some((match) => match(path));
+    fixedMatchers.set(manifest, isFixed);
+  }
+  return isFixed;
 }
 
 export const fixedFilesRule: Rule = ({ candidate, root }) => {
@@ -100,7 +113,9 @@ export const learnableRule: Rule = ({ candidate, root }) => {
       continue;
     }
     for (const { rule } of applying) {
-      counts.set(rule, [...(counts.get(rule) ?? []), path]);
+      const matched = counts.get(rule);
+      if (matched) matched.push(path);
+      else counts.set(rule, [path]);
       if (rule.max_bytes !== undefined && size > rule.max_bytes) {
         issues.push({ path, check: "size", problem: `${size} bytes, over the limit of ${rule.max_bytes} (${rule.path})` });
       }

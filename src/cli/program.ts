@@ -14,15 +14,26 @@ const INTERNAL_ERROR_EXIT = 70;
 export type CommandRegistration = (program: Command, run: RunAction) => void;
 export type RunAction = (json: boolean, action: () => Promise<CommandResult>) => Promise<void>;
 
-/** Command modules, in the order `--help` lists them. Each adds its own subcommand(s). */
-const registrations: Array<() => Promise<{ register: CommandRegistration }>> = [
-  () => import("./commands/train.js"),
-  () => import("./commands/report.js"),
-  () => import("./commands/deploy.js"),
-  () => import("./commands/serve.js"),
-  () => import("./commands/verify.js"),
-  () => import("./commands/spec.js"),
+/**
+ * Command modules, in the order `--help` lists them, each with the top-level commands it adds
+ * (test/cli/program.test.ts keeps the lists true). Only the module of the command being run is
+ * loaded; help, a mistyped command or one missing from the lists loads them all.
+ */
+export const registrations: Array<{ commands: string[]; load: () => Promise<{ register: CommandRegistration }> }> = [
+  { commands: ["train", "runs"], load: () => import("./commands/train.js") },
+  { commands: ["report"], load: () => import("./commands/report.js") },
+  { commands: ["deploy", "status", "undeploy", "convert"], load: () => import("./commands/deploy.js") },
+  { commands: ["serve"], load: () => import("./commands/serve.js") },
+  { commands: ["verify"], load: () => import("./commands/verify.js") },
+  { commands: ["spec"], load: () => import("./commands/spec.js") },
 ];
+
+/** The registrations `argv` (node, script, …args) needs. */
+function needed(argv: string[]): typeof registrations {
+  const name = argv.slice(2).find((arg) => !arg.startsWith("-"));
+  const owner = registrations.find((registration) => name !== undefined && registration.commands.includes(name));
+  return owner ? [owner] : registrations;
+}
 
 /**
  * commander's Command, with one change: a required option reported missing while the user typed
@@ -42,7 +53,8 @@ class HermitCommand extends Command {
   }
 }
 
-export async function buildProgram(): Promise<Command> {
+/** The command tree for `argv` (all commands when it is omitted). */
+export async function buildProgram(argv?: string[]): Promise<Command> {
   const program = new HermitCommand("hermit")
     .description("Train and ship adapters for AI coding-agent hosts (Codex, Claude Code, Pi, OpenCode, Gemini CLI).")
     .version(hermitVersion, "-V, --version")
@@ -61,7 +73,7 @@ export async function buildProgram(): Promise<Command> {
     emit(result, json);
     process.exitCode = result.exitCode;
   };
-  for (const load of registrations) (await load()).register(program, run);
+  for (const { load } of argv ? needed(argv) : registrations) (await load()).register(program, run);
   return program;
 }
 
@@ -81,7 +93,7 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   });
   try {
-    const program = await buildProgram();
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {

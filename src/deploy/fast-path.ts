@@ -7,7 +7,8 @@
  * path — returns undefined and the full plan decides.
  */
 import { lstat, readFile, stat } from "node:fs/promises";
-import { hashTree, readTreeBytes, resolveInside, walkTree } from "../adapter/files.js";
+import { resolveInside } from "../adapter/files.js";
+import { hashTree, readTreeBytes, walkTree } from "../adapter/tree.js";
 import type { Adapter } from "../adapter/types.js";
 import { TEMP_NAME } from "../fs/atomic.js";
 import type { HostId } from "../hosts/ids.js";

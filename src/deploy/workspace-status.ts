@@ -1,5 +1,5 @@
 /** `status` as a library function: read one deployment of a workspace and report its drift; never writes. */
-import { hashTree, readTreeBytes, walkTree } from "../adapter/files.js";
+import { hashTree, readTreeBytes, walkTree } from "../adapter/tree.js";
 import { HermitError } from "../errors.js";
 import { selectDeployment, type DeploymentSelector } from "./deployments.js";
 import { lockState } from "./lock.js";

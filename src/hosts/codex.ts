@@ -4,11 +4,17 @@
  * `.codex/config.toml`. Role files are strict: an unknown key silently drops the role, so
  * only `name`, `description` and `developer_instructions` are written.
  */
-import { stringify as stringifyToml } from "smol-toml";
+import { createRequire } from "node:module";
 import type { Adapter } from "../adapter/types.js";
 import { WORKSPACE_PATHS } from "./ids.js";
 import { configFile, droppedKeys, instructionBlock, ownedTextFile, ownershipMeta, serverCommand, skillFiles } from "./render.js";
 import type { ActivationStep, Host, ProjectOptions, ProjectionNote, VirtualFile } from "./types.js";
+
+/** smol-toml, required when TOML is written (an adapter with agents or tools), not when hermit starts. */
+function stringifyToml(value: Record<string, unknown>): string {
+  const { stringify } = createRequire(import.meta.url)("smol-toml") as typeof import("smol-toml");
+  return stringify(value);
+}
 
 const ROLE_KEYS: ReadonlySet<string> = new Set(["name", "description"]);
 /** Codex's default budget for all project docs together (`project_doc_max_bytes`). */

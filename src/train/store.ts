@@ -8,7 +8,7 @@ import * as nodeFs from "node:fs";
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import git from "isomorphic-git";
-import { walkTree } from "../adapter/files.js";
+import { walkTree } from "../adapter/tree.js";
 import { HermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";

@@ -8,7 +8,8 @@ import { mkdir, open, readdir, readFile, readlink, symlink, writeFile } from "no
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { LIMITS, walkTree } from "../../src/adapter/files.js";
+import { LIMITS } from "../../src/adapter/files.js";
+import { walkTree } from "../../src/adapter/tree.js";
 import { exportedFunction } from "../../src/adapter/module-loader.js";
 import { readAdapter } from "../../src/adapter/read.js";
 import { HermitError } from "../../src/errors.js";
@@ -329,11 +330,12 @@ describe("code in the child process", () => {
 });
 
 describe("agent exporters run in the child process, checked like agent files", () => {
-  async function exporterAdapter(source: string) {
+  async function exporterAdapter(source: string, options: { customCheck?: boolean } = {}) {
     const dir = await copyDir(exampleAdapter, { "agents.ts": source });
     const file = join(dir, "adapter.yaml");
     const doc = parseDocument(await readFile(file, "utf8"));
     doc.setIn(["exports", "agents"], doc.createNode({ exporter: "agents.ts:listAgents" }));
+    if (options.customCheck === false) doc.delete("check");
     doc.setIn(["structure", "fixed"], doc.createNode(["tools.ts", "EVOLVER.md", "README.md", "agents.ts"]));
     await writeFile(file, doc.toString());
     const root = await copyDir(exampleTemplate, { "agents.ts": source, "adapter.yaml": doc.toString() });
@@ -358,7 +360,8 @@ describe("agent exporters run in the child process, checked like agent files", (
         problem: "agent exporter agents.ts:listAgents failed: could not import agents.ts: it called process.exit(0)",
       },
     ]);
-    const loops = await exporterAdapter("export const listAgents = () => { for (;;) {} };\n");
+    // Without a custom check first, the limit is all the exporter's (a loaded machine slows the checker's start).
+    const loops = await exporterAdapter("export const listAgents = () => { for (;;) {} };\n", { customCheck: false });
     expect((await checkSpec(loops.dir, loops.root, { timeoutMs: 1500 })).issues).toEqual([
       {
         path: "agents.ts",

@@ -9,7 +9,8 @@
  */
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { readAdapterText, resolveInside, walkTree } from "../../adapter/files.js";
+import { readAdapterText, resolveInside } from "../../adapter/files.js";
+import { walkTree } from "../../adapter/tree.js";
 import { readManifest } from "../../adapter/read.js";
 import type { Manifest } from "../../adapter/types.js";
 import { isHermitError } from "../../errors.js";
