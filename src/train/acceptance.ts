@@ -1,7 +1,9 @@
 /**
  * Acceptance (pure): does a candidate replace the accepted version? Scores are paired by
  * (instance, trial) on the validation split. A missing score (null: crashed, timed out, not
- * measurable) is missing data: it is left out, never counted as 0.
+ * measurable) is missing data: it is left out, never counted as 0. A decision needs measured
+ * pairs for at least half of the validation items, whichever side is missing the rest;
+ * otherwise the step is `indecisive` and nothing is accepted.
  */
 import type { TrainSettings } from "./settings/table.js";
 
@@ -22,7 +24,7 @@ export interface AcceptanceRule {
 }
 
 export interface Decision {
-  status: "accepted" | "rejected" | "unmeasured";
+  status: "accepted" | "rejected" | "indecisive";
   /** Mean over the candidate's measured scores. */
   candidateScore: number | null;
   /** Mean over the accepted version's measured scores. */
@@ -78,14 +80,20 @@ export function decide(candidate: ScoredItem[], accepted: ScoredItem[], rule: Ac
   if (total === 0) {
     return rule.accept === "always"
       ? result("accepted", "accept=always with no validation instances: every valid candidate is accepted")
-      : result("unmeasured", "no validation instance was scored");
+      : result("indecisive", "no validation instance was scored");
   }
-  if (candidateMissing * 2 > total) {
-    return result("unmeasured", `${candidateMissing} of ${total} validation scores are missing (more than half)`);
+  // accept=always compares nothing: it needs the candidate measured, not pairs.
+  if (rule.accept === "always") {
+    return candidateMissing * 2 > total
+      ? result("indecisive", `the candidate is missing ${candidateMissing} of ${total} validation scores (more than half)`)
+      : result("accepted", "accept=always: every valid, measured candidate is accepted");
   }
-  if (rule.accept === "always") return result("accepted", "accept=always: every valid, measured candidate is accepted");
-  if (base.acceptedScore === null) return result("accepted", "the accepted version has no measured validation score");
-  if (differences.length === 0) return result("unmeasured", "no validation instance was measured for both versions");
+  if (differences.length * 2 < total) {
+    return result(
+      "indecisive",
+      `only ${differences.length} of ${total} validation items were measured for both versions (candidate missing ${candidateMissing}, accepted version missing ${acceptedMissing}); a decision needs at least half`,
+    );
+  }
 
   const difference = mean(differences)!;
   let threshold = rule.margin;

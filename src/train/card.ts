@@ -2,6 +2,7 @@
  * `CARD.md` (pure render): provenance of the trained adapter, an evaluation table per step,
  * base vs final scores on the sealed test split, and the files that changed.
  */
+import { basename, isAbsolute } from "node:path";
 import type { Evaluation, RunRecord, StepRecord } from "./records.js";
 import type { FileMap } from "./store.js";
 import { describeUsage } from "./usage.js";
@@ -53,10 +54,12 @@ export function renderCard(input: CardInput): string {
     ...(s.maxRollouts !== undefined ? [`max-rollouts=${s.maxRollouts}`] : []),
     ...(s.maxTime !== undefined ? [`max-time=${s.maxTime}s`] : []),
     ...(s.maxTokens !== undefined ? [`max-tokens=${s.maxTokens}`] : []),
-    ...(Object.keys(s.evolverOptions ?? {}).length > 0 ? [`evolver-options=${JSON.stringify(s.evolverOptions)}`] : []),
+    `retries=${s.retries ?? 0}`,
+    ...pluginOptions("evolver", s.evolverOptions),
+    ...pluginOptions("task", s.taskOptions),
   ].join(", ");
   const template = `${run.template.name ?? "?"} v${run.template.version ?? "?"}`;
-  const baseSource = run.base.from ? `from \`${run.base.from}\`` : `imported from \`${s.adapter ?? "?"}\``;
+  const baseSource = run.base.from ? `from \`${run.base.from}\`` : `imported from a folder named \`${basename(s.adapter ?? "?")}\``;
   const delta = test.base.score !== null && test.final.score !== null ? test.final.score - test.base.score : null;
   const lines = [
     `# ${input.adapterName}: training card`,
@@ -100,6 +103,7 @@ export function renderCard(input: CardInput): string {
     ),
     ...(steps.length === 0 ? ["| — | no step ran | | | | |"] : []),
     "",
+    ...repairSection(steps),
     "## Files changed (base → final version)",
     "",
     ...(input.changes.length === 0 ? ["No file changed."] : input.changes.map((change) => `- ${change.change} \`${change.path}\``)),
@@ -108,4 +112,33 @@ export function renderCard(input: CardInput): string {
     "",
   ];
   return lines.join("\n");
+}
+
+/**
+ * A plugin's options for the card. The card travels with the adapter: a path is shown by its
+ * last part, never as the path on the machine that trained it.
+ */
+function pluginOptions(kind: "evolver" | "task", options: Record<string, unknown> | undefined): string[] {
+  return Object.entries(options ?? {}).map(([key, value]) => `${kind}.${key}=${typeof value === "string" && isAbsolute(value) ? `…/${basename(value)}` : JSON.stringify(value)}`);
+}
+
+/** Per repaired step: what broke the template's specification and what the repair did. */
+function repairSection(steps: StepRecord[]): string[] {
+  const repaired = steps.filter((step) => step.repair && step.repair.before.length > 0);
+  if (repaired.length === 0) return [];
+  return [
+    "## Repairs",
+    "",
+    "Candidates that broke the template's specification, and what the Trainer did about it before evaluating them.",
+    "",
+    "| step | status | issues | repair |",
+    "|---|---|---|---|",
+    ...repaired.map((step) => {
+      const repair = step.repair!;
+      const issues = repair.before.map((issue) => `${issue.path}: ${issue.problem}`).join("; ");
+      const actions = repair.actions.map((action) => `${action.op} ${action.path}`).join("; ");
+      return `| ${step.step} | ${step.status} | ${cell(issues)} | ${cell(actions)}${repair.after.passed ? "" : " (still invalid)"} |`;
+    }),
+    "",
+  ];
 }

@@ -54,6 +54,14 @@ export function shapeProblems(value: unknown, kind: PluginKind): string[] {
   return problems;
 }
 
+/** The module file each loaded plugin came from (part of a task's identity). */
+const sources = new WeakMap<object, string>();
+
+/** The module file `plugin` was loaded from, when it came from one. */
+export function pluginSource(plugin: object): string | undefined {
+  return sources.get(plugin);
+}
+
 export interface LoadOptions {
   /** Relative module paths and package names resolve from here. */
   base?: string;
@@ -73,6 +81,7 @@ async function loadPlugin(kind: PluginKind, specifier: string, { base = process.
   const builtin = builtins[specifier];
   if (builtin) return checkedPlugin(kind, await builtin(), `built-in ${kind} '${specifier}'`);
 
+
   const file = await resolveModule(kind, specifier, base, Object.keys(builtins));
   let module: Record<string, unknown>;
   try {
@@ -80,7 +89,9 @@ async function loadPlugin(kind: PluginKind, specifier: string, { base = process.
   } catch (error) {
     throw new HermitError("PLUGIN_INVALID", `${file}: could not load the ${kind} module: ${errorMessage(error)}`, { path: file });
   }
-  return checkedPlugin(kind, pickExport(module, kind), file);
+  const plugin = checkedPlugin(kind, pickExport(module, kind), file);
+  sources.set(plugin as object, file);
+  return plugin;
 }
 
 /** hermit's entry modules beside this one: `dist/*.js` when built, `src/*.ts` when run from source. */

@@ -20,6 +20,10 @@ export interface DeploymentRecord {
   host: string;
   workspace: string;
   changed: boolean;
+  /** The deployment the workspace held before, when hermit had deployed there. */
+  replaced?: { adapter: string; version: string; from: string; host: string };
+  /** Files written, by action (`create`, `replace`, `block-edit`, `delete`). */
+  actions?: Record<string, number>;
   error?: string;
 }
 
@@ -48,6 +52,8 @@ export interface RunRecord {
   rollouts: { ran: number; cached: number };
   usage: UsageTotals;
   final?: { commit: string; tag: string; test: { base: Evaluation; final: Evaluation } };
+  /** The folder the final version was exported to (`--export`). */
+  exported?: string;
   deployments?: DeploymentRecord[];
 }
 

@@ -98,6 +98,12 @@ interface PluginBase<Options extends PluginOptions> {
 
 /** A Task as its module writes it (`defineTask` adds `apiVersion`). */
 export interface TaskDefinition<Instance extends TaskInstance = TaskInstance, Options extends PluginOptions = PluginOptions> extends PluginBase<Options> {
+  /**
+   * Part of every rollout's cache key. Without it the task's module file is hashed instead; bump
+   * it when scoring changes outside that file (another module, a data file the instances do not
+   * carry), so no old score is reused.
+   */
+  version?: string;
   /** The instances of a split, each with a unique, non-empty string `id`. Called once per split and run. */
   instances(split: Split, context: InstancesContext<Options>): Instance[] | Promise<Instance[]>;
   rollout(instance: Instance, context: RolloutContext<Options>): RolloutResult | Promise<RolloutResult>;
@@ -154,13 +160,27 @@ export interface EvolverContext<Options extends PluginOptions = PluginOptions> {
 /** How one rollout ended. */
 export type RolloutStatus = "ok" | "error" | "timeout";
 
-/** One finished rollout, as cached and as shown to the learner. */
-export interface RolloutRecord {
+/** What a rollout's result depends on: its cache key. Changing any part runs it again. */
+export interface RolloutKey {
+  /** Git tree id of the version under test. */
   tree: string;
   split: Split;
   instance: string;
+  /** Hash of the instance's content: a changed instance is a different rollout. */
+  instanceHash: string;
+  /** The task's identity (name and version, or module hash, and options). */
+  task: string;
   trial: number;
+}
+
+/** One finished rollout, as cached and as shown to the learner. */
+export interface RolloutRecord extends RolloutKey {
+  /** How the last attempt ended; `error` and `timeout` are infrastructure failures, never reused as results. */
   status: RolloutStatus;
+  /** Attempts made (`--retries` more after a crash or time-out). */
+  attempts: number;
+  /** Why earlier attempts failed, oldest first. */
+  retried?: string[];
   /** Null when the rollout crashed, timed out or the task could not measure it: missing data, never 0. */
   score: number | null;
   feedback?: string;
@@ -211,8 +231,8 @@ export interface LearningMaterial {
   file: string;
 }
 
-/** Final status of one step. */
-export type StepStatus = "accepted" | "rejected" | "unmeasured" | "invalid" | "failed" | "skipped" | "stopped";
+/** Final status of one step. `indecisive`: too few validation items were measured for both versions to decide. */
+export type StepStatus = "accepted" | "rejected" | "indecisive" | "invalid" | "failed" | "skipped" | "stopped";
 
 /** Status of a whole run. */
 export type RunStatus = "running" | "completed" | "stopped" | "budget" | "failed";

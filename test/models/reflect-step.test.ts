@@ -33,7 +33,7 @@ async function setUp(script: Script) {
     const evidenceDir = join(work, "rollouts", instance);
     await mkdir(evidenceDir, { recursive: true });
     await writeFile(join(evidenceDir, "transcript.json"), JSON.stringify({ answer: 14, procedures: [] }));
-    rollouts.push({ tree: "t", split: "train", instance, trial: 0, status: "ok", score, feedback, durationMs: 1, evidenceDir, ranAt: 1 });
+    rollouts.push({ tree: "t", split: "train", instance, instanceHash: "h", task: "wordcount", trial: 0, status: "ok", attempts: 1, score, feedback, durationMs: 1, evidenceDir, ranAt: 1 });
   }
   const model = learnerModel(createModelClient({ model: resolveModel("anthropic:claude-haiku-4-5", { baseUrl: stub.url, env: { ANTHROPIC_API_KEY: "sk-ant-test-0000000000" } }), retries: 0 }));
   const context = {

@@ -51,7 +51,7 @@ const grid = (cells: Cells) => {
 };
 
 describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
-  it("a run with accepted, rejected, repaired, failed and unmeasured steps and a crashing rollout", async () => {
+  it("a run with accepted, rejected, repaired, failed and indecisive steps and a crashing rollout", async () => {
     const run = await mixedRun();
     const { opened, facts, json } = await openChecked(run, "mixed");
     try {
@@ -59,14 +59,14 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
       expect(json).toEqual(facts.embedded);
       const shown = spawnSync(process.execPath, [cli, "runs", "show", run.runId, "--runs-dir", run.runsDir], { encoding: "utf8" });
       expect(shown.stdout).toContain(`report: ${join(run.dir, "report.html")}`);
-      const statuses = ["accepted", "rejected", "accepted", "failed", "unmeasured", "rejected"];
+      const statuses = ["accepted", "rejected", "accepted", "failed", "indecisive", "rejected"];
       expect(facts.chartX).toEqual([1, 2, 3, 4, 5, 6]);
       expect(facts.chartCandidate).toEqual([0.5, 0.5, 1, null, null, 1]);
       expect(facts.strip.map((mark) => mark.status)).toEqual(statuses);
       expect(facts.strip.map((mark) => mark.repaired)).toEqual([false, false, true, false, false, false]);
       expect(facts.rows.map((row) => row.status)).toEqual(statuses);
       expect(facts.rows[3].text).toContain("the Evolver threw: the learner model was unreachable");
-      expect(facts.rows[4].text).toMatch(/unmeasured|missing/);
+      expect(facts.rows[4].text).toMatch(/indecisive|missing/);
 
       // Validation: rows v1 v2 v3, columns base and steps 1–6. Step 4 never reached validation;
       // step 5's candidate returned no score anywhere; step 6's crashed on v2 only.

@@ -76,6 +76,15 @@ describe("hermit train (CLI)", () => {
     expect(JSON.parse(refused.stdout)).toEqual({ error: { code: "INPUT_NOT_FOUND", message: `${join(dir, "nowhere")}: no data here`, path: join(dir, "nowhere") } });
   });
 
+  it("exits 1 and says so when no step succeeded", async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, "evolver.ts"), 'import { defineEvolver } from "hermit/plugin";\nexport default defineEvolver({ name: "hopeless", step() { throw new Error("no model"); } });\n');
+    const result = hermit(["train", "--adapter", lightAdapter, "--template", lightAdapter, "--task", join(fixtures, "crash-task.ts"), "--evolver", "./evolver.ts", "--steps", "2", "--run-id", "hopeless"], dir);
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^run hopeless: failed \(no step succeeded: every one of the 2 steps failed \(step 1: the Evolver threw: no model\)\)/);
+    expect(result.stdout).toMatch(/steps: 2: 0 accepted, 0 rejected, 2 failed/);
+  });
+
   it("exits 2 naming the problem for bad input", async () => {
     const noTemplate = hermit(["train", "--adapter", lightAdapter, "--task", "wordcount", "--evolver", "select"]);
     expect(noTemplate.status).toBe(2);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HermitError } from "../../src/errors.js";
 import { train } from "../../src/builtins.js";
+import { describeDeployment } from "../../src/train/deployments.js";
 import { lockRun } from "../../src/train/lock.js";
 import type { RunRecord } from "../../src/train/records.js";
 import { tempDir } from "../helpers.js";
@@ -79,7 +80,7 @@ describe("train: versions across runs", () => {
 });
 
 describe("train: deploy", () => {
-  it("deploys the final version for each --deploy HOST:DIR", async () => {
+  it("exports the final version to a stable folder, deploys it from there for each --deploy HOST:DIR, and says what a deploy replaced", async () => {
     const { adapter, runsDir, template } = await setup();
     const workspace = join(await tempDir(), "ws");
     const result = await train({
@@ -92,15 +93,33 @@ describe("train: deploy", () => {
       runId: "deployed",
       deploy: `claude-code:${workspace}`,
     });
-    expect(result.deployments).toEqual([{ host: "claude-code", workspace: expect.stringContaining("ws"), changed: true }]);
+    expect(result.deployments).toEqual([{ host: "claude-code", workspace: expect.stringContaining("ws"), changed: true, actions: expect.objectContaining({ create: expect.any(Number) }) }]);
+    expect(result.exported).toBe(join(result.runDir, "final"));
     const report = JSON.parse(await readFile(join(workspace, ".hermit-deploy.json"), "utf8"));
     expect(report.host).toBe("claude-code");
-    expect(report.adapter.path).toBe(join(result.runDir, "checkout"));
+    // Deployed from the export, never from checkout/, which the next step or run may rewrite.
+    expect(report.adapter.path).toBe(result.exported);
+    expect(await readFile(join(result.exported, "CARD.md"), "utf8")).toBe(await readFile(join(result.runDir, "CARD.md"), "utf8"));
     const claude = await readFile(join(workspace, "CLAUDE.md"), "utf8");
     expect(claude).toContain("<!-- hermit:light:start -->");
     expect(claude).toContain("Check the result.");
     const run = JSON.parse(await readFile(join(result.runDir, "run.json"), "utf8")) as RunRecord;
     expect(run.deployments).toEqual(result.deployments);
+
+    // A second run deploys into the same workspace, from an export folder of its own, and says what it replaced.
+    const exportTo = join(await tempDir(), "shipped");
+    const second = await train({ adapter, template, task: markerTask().task, evolver: scriptedEvolver([addCheck, addCheck]).evolver, steps: 2, runsDir, runId: "redeployed", export: exportTo, deploy: `claude-code:${workspace}` });
+    expect(second.deployments[0]).toMatchObject({ changed: true, replaced: { adapter: "light", from: result.exported, host: "claude-code" } });
+    expect(describeDeployment(second.deployments[0]!)).toMatch(/^deployed claude-code → .*ws \(\d+ \S+.*\); replaced light \S+ \(deployed there from .*deployed\/final\)$/);
+    expect(JSON.parse(await readFile(join(workspace, ".hermit-deploy.json"), "utf8")).adapter.path).toBe(exportTo);
+    // --export refuses a folder of the user's.
+    const mine = await tempDir();
+    await writeFile(join(mine, "notes.txt"), "mine\n");
+    await expect(train({ adapter, template, task: markerTask().task, evolver: scriptedEvolver([addCheck]).evolver, steps: 1, runsDir, runId: "no-export", export: mine })).rejects.toMatchObject({
+      code: "USAGE",
+      message: expect.stringMatching(/--export needs a new or empty folder/),
+    });
+    expect(await readFile(join(mine, "notes.txt"), "utf8")).toBe("mine\n");
   });
 });
 

@@ -8,7 +8,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOST_IDS, HermitError, isHermitError } from "../../src/index.js";
-import { RolloutCache } from "../../src/train/cache.js";
+import { RolloutCache } from "../../src/train/rollouts/cache.js";
 import { train } from "../../src/builtins.js";
 import { loadEvolver, loadTask } from "../../src/train/plugins.js";
 import { createProgress } from "../../src/train/progress.js";
@@ -204,7 +204,7 @@ describe("usage and reporting", () => {
     const result = await train({ adapter, template, task, evolver: scriptedEvolver([addNoise]).evolver, steps: 1, runsDir, runId: "nan", evolverOptions: { temperature: 0.2 } });
     const lines = (await readFile(join(result.runDir, "rollouts.jsonl"), "utf8")).trim().split("\n").map((line) => JSON.parse(line));
     expect(lines.find((line) => line.instance === "t1").error).toMatch(/rollout returned score NaN; a score is a finite number/);
-    expect(await readFile(join(result.runDir, "CARD.md"), "utf8")).toContain('evolver-options={"temperature":0.2}');
+    expect(await readFile(join(result.runDir, "CARD.md"), "utf8")).toContain("evolver.temperature=0.2");
   });
 
   it("draws the progress bar with its label on a terminal that reports no width", () => {

@@ -3,6 +3,9 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { train } from "../../src/builtins.js";
+import { formatShow } from "../../src/cli/commands/train-format.js";
+import { createProgress } from "../../src/train/progress.js";
+import { showRun } from "../../src/train/runs.js";
 import type { StepRecord } from "../../src/train/records.js";
 import { addCheck, addNoise, appendTo, fsck, git, lsTree, markerTask, scriptedEvolver, setup, trailers } from "./helpers.js";
 
@@ -31,7 +34,9 @@ describe("train: repair", () => {
       },
       addNoise,
     ]);
-    const result = await train({ adapter, template, task, evolver, steps: 5, runsDir, runId: "repairs" });
+    const lines: string[] = [];
+    const progress = createProgress({ write: (text: string) => lines.push(text) }, false);
+    const result = await train({ adapter, template, task, evolver, steps: 5, runsDir, runId: "repairs", progress });
     const store = join(runsDir, "versions.git");
     const steps = await Promise.all(
       [1, 2, 3, 4].map(async (n) => JSON.parse(await readFile(join(result.runDir, "steps", String(n), "step.json"), "utf8")) as StepRecord),
@@ -58,7 +63,7 @@ describe("train: repair", () => {
       expect(trailers(store, invalid)["Hermit-Status"]).toBe("repaired");
       const stepTrailers = trailers(store, record.commit);
       expect(stepTrailers["Hermit-Repaired-From"]).toBe(invalid);
-      expect(stepTrailers["Hermit-Repair"]).toMatch(/^\d+ issues?: /);
+      expect(stepTrailers["Hermit-Repair"]).toMatch(/^\d+ issues? \(.*\): /);
       expect(git(["--git-dir", store, "rev-parse", `refs/hermit/repairs/candidates/step-${step}`])).toBe(record.commit);
 
       // The learner of the next step is told what was repaired.
@@ -78,5 +83,15 @@ describe("train: repair", () => {
     expect(seen[0].repairs).toEqual([]);
     expect(result.steps[4].status).toBe("rejected");
     expect(fsck(store).status).toBe(0);
+
+    // Repairs are visible where a person looks (issue 9.7): progress, the summary, runs show, the card.
+    expect(lines.join("")).toMatch(/step 1\/5: accepted, candidate 0\.500, best 0\.500 — added a check \[repaired: 1 issue \(tools\.ts: [^)]*\): restore tools\.ts from root\]/);
+    expect(result.steps[2].summary).toMatch(/\[repaired: 1 issue \(notes\.txt: [^)]*\): delete notes\.txt\]$/);
+    const shown = formatShow(await showRun(runsDir, "repairs"), undefined, runsDir);
+    expect(shown).toMatch(/\s+3\s+accepted\s+\S+\s+\S+\s+[0-9a-f]{10}\s+added a check \[repaired: 1 issue \(notes\.txt/);
+    const card = await readFile(join(result.runDir, "CARD.md"), "utf8");
+    expect(card).toContain("## Repairs");
+    expect(card).toMatch(/\| 2 \| rejected \| ADAPTER\.md: [^|]* \| restore ADAPTER\.md \|/);
+    expect(card).toMatch(/\| 3 \| accepted \| notes\.txt: [^|]* \| delete notes\.txt \|/);
   });
 });

@@ -138,6 +138,39 @@ describe("train: resume after kill -9", () => {
     }, 120_000);
   }
 
+  it("stops on Ctrl-C after the last committed step, says how to resume, and resumes to the same history", async () => {
+    const run = await newRun();
+    const child = spawn(process.execPath, trainArgs(run, "ctrl-c"), { env: env(run, "train:3:t1"), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    // "close", not "exit": stderr is read to its end.
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(run.marker)) {
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the child never blocked:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await rm(run.marker);
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    expect(stderr).toContain("interrupted; stopping after the rollouts in flight");
+    expect(stderr).toContain(`run ctrl-c interrupted after step 2 (every committed step is kept); continue it with: hermit train --resume ctrl-c --runs-dir ${run.runsDir}`);
+    const listed = spawnSync(process.execPath, [cli, "runs", "list", "--runs-dir", run.runsDir, "--json"], { encoding: "utf8" });
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ run: "ctrl-c", status: "interrupted", lastStep: 2 })]);
+    const resumed = finish(run, "ctrl-c");
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(history(run, "ctrl-c", resumed.json)).toEqual(reference);
+  }, 120_000);
+
+  it("from another folder, says where to look for the run", async () => {
+    const run = await newRun();
+    const elsewhere = await tempDir();
+    const result = spawnSync(process.execPath, [cli, "train", "--resume", "somewhere"], { cwd: elsewhere, encoding: "utf8" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/no run 'somewhere' to resume in .*\/runs\. If it lives elsewhere, give the same --runs-dir \(or the same --config\) the run was started with/);
+    void run;
+  });
+
   it("refuses a second process while the first holds the run, and takes over a dead one's lock", async () => {
     const run = await newRun();
     const child = spawn(process.execPath, trainArgs(run, "held"), { env: env(run, "evolver:2"), stdio: "ignore" });

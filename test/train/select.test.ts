@@ -17,8 +17,11 @@ const rollout = (score: number | null, feedback: string): RolloutRecord => ({
   tree: "t",
   split: "train",
   instance: feedback.slice(0, 8),
+  instanceHash: "h",
+  task: "t",
   trial: 0,
   status: score === null ? "error" : "ok",
+  attempts: 1,
   score,
   feedback,
   durationMs: 1,
@@ -135,9 +138,9 @@ describe("select: a search in a run", () => {
     const summaries = await Promise.all(result.steps.map(async (step) => JSON.parse(await readFile(join(result.runDir, "steps", String(step.step), "step.json"), "utf8"))));
     const lines = summaries.map((record) => `${record.status}: ${record.summary}`);
     expect(lines).toEqual([
-      "rejected: added skill misnamed (matches 'bravo' in 1 of 2 failing rollout(s))",
+      "rejected: added skill misnamed (matches 'bravo' in 1 of 2 failing rollout(s)) (difference 0 is not more than margin 0) [repaired: 1 issue (skills/misnamed/SKILL.md: skill name 'other-name' differs from its folder name 'misnamed'): delete skills/misnamed/SKILL.md]",
       "accepted: added skill fix-bravo (matches 'bravo' in 1 of 2 failing rollout(s))",
-      "rejected: added skill loud-alpha (matches 'alpha' in 1 of 1 failing rollout(s))",
+      "rejected: added skill loud-alpha (matches 'alpha' in 1 of 1 failing rollout(s)) (difference -0.2 is not more than margin 0)",
       "accepted: added skill fix-alpha (matches 'alpha' in 1 of 1 failing rollout(s))",
       "stopped: every rollout of the batch got the best score; nothing left to fix",
     ]);

@@ -103,7 +103,7 @@ describe("derived from the one table", () => {
     for (const name of Object.keys(SETTINGS)) expect([...attributes.values()]).toContain(name);
     const help = command.helpInformation();
     expect(help).toMatch(/--steps <n>\s+number of steps .*\(default\s+10\)/s);
-    expect(help).toMatch(/--rollout-timeout <duration>[^\n]*\n?[^\n]*\(default 300s\)/);
+    expect(help).toMatch(/--rollout-timeout <duration>[\s\S]*?\(default 300s\)/);
     expect(help).toMatch(/--store <dir>[\s\S]*\(default <runs-dir>\/versions\.git\)/);
     expect(help).toMatch(/The run:\n/);
     command.parse(["--steps", "3", "--deploy", "codex:a", "--deploy", "pi:b", "--evolver-option", "x=1", "--pool", "p"], { from: "user" });

@@ -59,7 +59,7 @@ describe("train: accept, reject, record", () => {
     });
     expect(trailers(store, step3)["Hermit-Status"]).toBe("accepted");
     expect(trailers(store, result.finalCommit)["Hermit-Status"]).toBe("final");
-    expect(git(["--git-dir", store, "log", "-1", "--format=%s", step2])).toBe("step 2: rejected — added noise");
+    expect(git(["--git-dir", store, "log", "-1", "--format=%s", step2])).toBe("step 2: rejected — added noise (difference 0 is not more than margin 0)");
 
     // The Evolver's state is kept across steps and never committed into the adapter.
     for (const commit of [step1, step2, step3, result.finalCommit]) expect(lsTree(store, commit)).not.toContain("notes.txt");
@@ -107,7 +107,7 @@ describe("train: accept, reject, record", () => {
     expect(card).toContain("| evolver | `scripted` |");
     expect(card).toContain("| seed | 0 |");
     expect(card).toMatch(/accept=improve, margin=0/);
-    expect(card).toContain(`| 2 | rejected | 0.5000 | 0.5000 | \`${step2.slice(0, 12)}\` | added noise |`);
+    expect(card).toContain(`| 2 | rejected | 0.5000 | 0.5000 | \`${step2.slice(0, 12)}\` | added noise (difference 0 is not more than margin 0) |`);
     expect(card).toContain(`| base | \`${run.base.commit.slice(0, 12)}\` | 0.0000 | 1 | 0 |`);
     expect(card).toContain(`| final | \`${step3.slice(0, 12)}\` | 1.0000 | 1 | 0 |`);
     expect(card).toContain("- modified `ADAPTER.md`");
@@ -182,7 +182,7 @@ describe("train: plugins that fail", () => {
     expect(git(["--git-dir", join(runsDir, "versions.git"), "rev-parse", "hermit/stops/final^{commit}"])).toBe(result.finalCommit);
   });
 
-  it("scores a rollout that times out as null (missing), never 0, and calls a mostly-missing candidate unmeasured", async () => {
+  it("scores a rollout that times out as null (missing), never 0, after a retry, and calls a mostly-missing candidate indecisive", async () => {
     const { adapter, runsDir, template } = await setup();
     const { task } = markerTask({
       train: ["quick", "stuck"],
@@ -201,12 +201,13 @@ describe("train: plugins that fail", () => {
       addCheck,
     ]);
     const result = await train({ adapter, template, task, evolver, steps: 2, runsDir, runId: "timeout", rolloutTimeout: "200ms" });
-    expect(result.steps[0].status).toBe("unmeasured");
+    expect(result.steps[0].status).toBe("indecisive");
     expect(result.steps[0].score).toBeNull();
     const record = JSON.parse(await readFile(join(result.runDir, "steps", "1", "step.json"), "utf8")) as StepRecord;
-    expect(record.decision).toMatchObject({ status: "unmeasured", missing: { candidate: 3, accepted: 0, total: 3 } });
+    expect(record.decision).toMatchObject({ status: "indecisive", pairs: 0, missing: { candidate: 3, accepted: 0, total: 3 } });
     const stuck = seen[0].rollouts.find((rollout) => rollout.instance === "stuck")!;
-    expect(stuck).toMatchObject({ status: "timeout", score: null });
+    // Retried once (--retries defaults to 1) before it counted as missing.
+    expect(stuck).toMatchObject({ status: "timeout", score: null, attempts: 2, retried: ["timeout: rollout timed out after 0.2 s"] });
     expect(stuck.error).toMatch(/timed out after 0.2 s/);
     // The batch mean leaves the missing score out: it is not averaged in as 0.
     expect(seen[0].batchScore).toBe(0);

@@ -22,16 +22,29 @@ describe("acceptance", () => {
     expect(decide(items(0.7, 0.6), items(0.5, 0.5), { ...improve, margin: 0.1 })).toMatchObject({ status: "accepted" });
   });
 
-  it("leaves missing scores out (never 0) and calls a candidate missing more than half unmeasured, even under always", () => {
+  it("leaves missing scores out (never 0) and calls a candidate missing more than half indecisive, even under always", () => {
     // Candidate i1 is missing: compared on i0 and i2 only; the mean is over measured scores.
     expect(decide(items(0.9, null, 0.9), items(0.5, 0.5, 0.5), improve)).toMatchObject({ status: "accepted", candidateScore: 0.9, pairs: 2, missing: { candidate: 1, accepted: 0, total: 3 } });
-    expect(decide(items(1, null, null), items(0, 0, 0), improve)).toMatchObject({ status: "unmeasured" });
-    expect(decide(items(1, null, null), items(0, 0, 0), { ...improve, accept: "always" })).toMatchObject({ status: "unmeasured" });
+    expect(decide(items(1, null, null), items(0, 0, 0), improve)).toMatchObject({ status: "indecisive" });
+    expect(decide(items(1, null, null), items(0, 0, 0), { ...improve, accept: "always" })).toMatchObject({ status: "indecisive" });
     expect(decide(items(0.1, 0.1), items(0.9, 0.9), { ...improve, accept: "always" })).toMatchObject({ status: "accepted" });
-    expect(decide([], [], improve)).toMatchObject({ status: "unmeasured" });
+    expect(decide([], [], improve)).toMatchObject({ status: "indecisive" });
     expect(decide([], [], { ...improve, accept: "always" })).toMatchObject({ status: "accepted" });
-    // Nothing measured for the accepted version: any measured candidate is better than unknown.
-    expect(decide(items(0.1), items(null), improve)).toMatchObject({ status: "accepted", acceptedScore: null });
+  });
+
+  it("needs measured pairs for at least half the items, whichever side is missing the rest (issue 9.3)", () => {
+    // Means 0.067 vs 0.1: one pair of three cannot show an improvement.
+    expect(decide(items(0.2, 0, 0), items(0.1, null, null), improve)).toMatchObject({
+      status: "indecisive",
+      pairs: 1,
+      missing: { candidate: 0, accepted: 2, total: 3 },
+      reason: expect.stringMatching(/only 1 of 3 validation items were measured for both versions \(candidate missing 0, accepted version missing 2\)/),
+    });
+    // An accepted version never measured does not make any candidate better.
+    expect(decide(items(0.1), items(null), improve)).toMatchObject({ status: "indecisive", acceptedScore: null });
+    expect(decide(items(0.1, 0.9), items(null, null), improve).status).toBe("indecisive");
+    // Exactly half is enough.
+    expect(decide(items(0.9, 0.9, null, null), items(0.1, 0.1, 0.5, 0.5), improve)).toMatchObject({ status: "accepted", pairs: 2 });
   });
 
   it("demands K standard errors of the paired difference with --margin-se", () => {

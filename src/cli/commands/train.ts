@@ -4,12 +4,10 @@
  */
 import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
-import type { TrainResult } from "../../train/loop/trainer.js";
-import type { RunDetails, RunSummary } from "../../train/runs.js";
+import { formatList, formatShow, formatTrain, trainJson } from "./train-format.js";
 import type { CommandRegistration } from "../program.js";
 import { addSettingFlags, settingsFromFlags } from "../setting-flags.js";
 
-const fmt = (score: number | null | undefined) => (score === null || score === undefined ? "—" : score.toFixed(3));
 
 interface TrainFlags {
   config?: string;
@@ -28,7 +26,7 @@ export const register: CommandRegistration = (program: Command, run) => {
         "candidate to a Git version store. Ends with the sealed test split scored for the base and final versions, " +
         "CARD.md, and optional deploys.\n" +
         "Every setting can also come from --config run.yaml (see docs/trainer.md for its keys); flags override it.\n" +
-        "Exit 0 when the run ended (completed, stopped by the Evolver, or a budget reached), 1 when a deploy failed, 2 bad input.",
+        "Exit 0 when the run ended (completed, stopped by the Evolver, or a budget reached), 1 when no step succeeded, a deploy failed or the run was interrupted (Ctrl-C; it says how to resume), 2 bad input.",
     )
     .option("--config <file>", "YAML file with the settings below (relative paths are relative to it)")
     .option("--resume <run-id>", "continue a run after a crash (or with more --steps) from its last committed step")
@@ -38,13 +36,14 @@ export const register: CommandRegistration = (program: Command, run) => {
     run(Boolean(flags.json), async () => {
       const [{ train }, { createProgress }] = await Promise.all([import("../../builtins.js"), import("../../train/progress.js")]);
       const settings = settingsFromFlags(flags, attributes);
-      const result = await train({ ...settings, config: flags.config, resume: flags.resume, source: "flags", progress: createProgress() });
-      const failedDeploys = result.deployments.filter((deployment) => deployment.error);
-      return {
-        exitCode: failedDeploys.length > 0 ? ExitCode.problems : ExitCode.ok,
-        json: trainJson(result),
-        text: formatTrain(result),
-      };
+      const stop = stopOnInterrupt();
+      try {
+        const result = await train({ ...settings, config: flags.config, resume: flags.resume, source: "flags", progress: createProgress(), signal: stop.signal });
+        const failed = result.status === "failed" || result.deployments.some((deployment) => deployment.error);
+        return { exitCode: failed ? ExitCode.problems : ExitCode.ok, json: trainJson(result), text: formatTrain(result) };
+      } finally {
+        stop.dispose();
+      }
     }),
   );
 
@@ -83,55 +82,30 @@ export const register: CommandRegistration = (program: Command, run) => {
     );
 };
 
-export function trainJson(result: TrainResult) {
-  return {
-    run: result.run,
-    status: result.status,
-    ...(result.reason ? { reason: result.reason } : {}),
-    runDir: result.runDir,
-    acceptedCommit: result.acceptedCommit,
-    finalCommit: result.finalCommit,
-    finalTag: result.finalTag,
-    steps: result.steps,
-    test: { base: result.test.base.score, final: result.test.final.score },
-    rollouts: result.rollouts,
-    deployments: result.deployments,
+/**
+ * Ctrl-C stops the run after its last committed step (the error then says how to resume it); a
+ * second Ctrl-C ends the process at once.
+ */
+function stopOnInterrupt(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onInterrupt = () => {
+    if (controller.signal.aborted) {
+      process.off("SIGINT", onInterrupt);
+      process.kill(process.pid, "SIGINT");
+      return;
+    }
+    process.stderr.write("\nhermit train: interrupted; stopping after the rollouts in flight (Ctrl-C again to quit at once)\n");
+    controller.abort(new Error("interrupted"));
   };
-}
-
-function stepLines(steps: Array<{ step: number; status: string; score: number | null; acceptedScore?: number | null; commit: string; summary?: string }>): string[] {
-  return steps.map(
-    (step) =>
-      `  ${String(step.step).padStart(4)}  ${step.status.padEnd(10)} ${fmt(step.score).padStart(9)}  ${step.acceptedScore !== undefined ? `${fmt(step.acceptedScore).padStart(8)}  ` : ""}${step.commit.slice(0, 10)}${step.summary ? `  ${step.summary}` : ""}`,
-  );
-}
-
-export function formatTrain(result: TrainResult): string {
-  const { base, final } = result.test;
-  const delta = base.score !== null && final.score !== null ? ` (${final.score - base.score >= 0 ? "+" : ""}${(final.score - base.score).toFixed(3)})` : "";
-  const lines = [
-    `run ${result.run}: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
-    `  steps: ${result.steps.length}, accepted: ${result.steps.filter((s) => s.status === "accepted").length}; rollouts: ${result.rollouts.ran} run, ${result.rollouts.cached} from the cache`,
-    `  test score (sealed split): base ${fmt(base.score)} → final ${fmt(final.score)}${delta}`,
-    `  final version: tag ${result.finalTag} (commit ${result.finalCommit.slice(0, 12)}), files in ${result.runDir}/checkout`,
-    `  card: ${result.runDir}/CARD.md`,
-  ];
-  if (result.steps.length > 0) lines.push("", "  step  status     candidate  commit", ...stepLines(result.steps));
-  for (const deployment of result.deployments) {
-    lines.push(deployment.error ? `  deploy ${deployment.host} → ${deployment.workspace}: FAILED: ${deployment.error}` : `  deployed ${deployment.host} → ${deployment.workspace}${deployment.changed ? "" : " (already up to date)"}`);
-  }
-  return lines.join("\n");
-}
-
-function formatList(list: RunSummary[], runsDir: string): string {
-  if (list.length === 0) return `no runs in ${runsDir}`;
-  return [
-    `${"run".padEnd(28)} ${"status".padEnd(12)} ${"steps".padEnd(7)} ${"val".padStart(6)}  test base → final`,
-    ...list.map(
-      (item) =>
-        `${item.run.padEnd(28)} ${item.status.padEnd(12)} ${`${item.lastStep}/${item.steps}`.padEnd(7)} ${fmt(item.acceptedScore).padStart(6)}  ${item.test ? `${fmt(item.test.base)} → ${fmt(item.test.final)}` : "—"}`,
-    ),
-  ].join("\n");
+  process.on("SIGINT", onInterrupt);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", onInterrupt);
+      // The run is saved; a rollout the task left running must not keep the process alive.
+      if (controller.signal.aborted) setTimeout(() => process.exit(), 2_000).unref();
+    },
+  };
 }
 
 /** The run's `report.html`, when the Trainer (or `hermit report`) has written one. */
@@ -141,23 +115,4 @@ async function reportPath(dir: string): Promise<string | undefined> {
   const { REPORT_FILE } = await import("../../report/write.js");
   const file = join(dir, REPORT_FILE);
   return (await stat(file).catch(() => undefined))?.isFile() ? file : undefined;
-}
-
-function formatShow(details: RunDetails, report: string | undefined, runsDir: string): string {
-  const record = details.record;
-  const lines = [
-    `run ${record.run}: ${details.status}${record.reason ? ` (${record.reason})` : ""}`,
-    `  dir: ${details.dir}`,
-    `  task: ${record.task}; evolver: ${record.evolver}; seed ${record.settings.seed}; accept ${record.settings.accept} (margin ${record.settings.margin}, margin-se ${record.settings.marginSe}, trials ${record.settings.trials})`,
-    `  template: ${record.template.path} (commit ${record.template.commit.slice(0, 12)})`,
-    `  base: commit ${record.base.commit.slice(0, 12)}${record.base.from ? ` from ${record.base.from}` : ""}`,
-    `  accepted: commit ${record.accepted.commit.slice(0, 12)} (step ${record.accepted.step}, validation ${fmt(record.accepted.score)})`,
-    `  steps: ${record.lastStep}/${record.settings.steps}; rollouts: ${record.rollouts.ran} run, ${record.rollouts.cached} from the cache; ${record.elapsedSeconds.toFixed(1)} s`,
-  ];
-  if (record.final) {
-    lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
-  }
-  lines.push(report ? `  report: ${report}` : `  report: none yet (hermit report ${record.run} --runs-dir ${runsDir} writes it)`);
-  if (details.stepRecords.length > 0) lines.push("", "  step  status     candidate  accepted  commit", ...stepLines(details.stepRecords));
-  return lines.join("\n");
 }

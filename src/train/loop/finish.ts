@@ -1,90 +1,106 @@
 /**
- * The end of a run: the sealed test split scored once for the base and the final version,
- * `origin` written into the final `adapter.yaml`, `CARD.md`, the final commit and tag, and the
- * optional deploys. The final tag is this phase's commit point; everything after it is
- * idempotent.
+ * The end of a run: the sealed test split scored once for the base and the final version, the
+ * final version (`origin` in `adapter.yaml`, `CARD.md`) committed and tagged — the phase's commit
+ * point, everything after it is idempotent — exported to a stable folder, and deployed from there.
  */
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { MANIFEST_FILE } from "../../adapter/manifest.js";
-import { deploy } from "../../deploy/deploy.js";
-import { errorMessage } from "../../errors.js";
 import { hermitVersion } from "../../package-root.js";
 import { writeFileAtomic } from "../../fs/atomic.js";
 import { diffFiles, renderCard } from "../card.js";
 import { syncCheckout } from "../checkout.js";
-import type { DeploymentRecord, Evaluation } from "../records.js";
+import type { DeploymentRecord, Evaluation, RunRecord } from "../records.js";
 import { stepDir } from "../run-dir.js";
-import { runBatch, type BatchVersion } from "../rollouts.js";
-import type { RunStatus } from "../types.js";
-import { batchItems, instances, runUsage, saveRun, summarize, type RunContext } from "./context.js";
-import { ensureRolloutAdapter } from "./pointers.js";
+import type { BatchVersion } from "../rollouts/batch.js";
+import type { RolloutRecord } from "../types.js";
+import { mean, tidy } from "../acceptance.js";
+import { runVersionBatch } from "./act.js";
+import type { RunEnd } from "./decisions.js";
+import { deployFinal, exportFinal } from "./deliver.js";
+import { runUsage, saveRun, type RunEnvironment, type RunState } from "./run-state.js";
 
 export interface FinishOutcome {
+  state: RunState;
   commit: string;
   tag: string;
   test: { base: Evaluation; final: Evaluation };
+  /** The folder holding the final version. */
+  exported: string;
   deployments: DeploymentRecord[];
 }
 
-export async function finishRun(context: RunContext, status: RunStatus, reason?: string): Promise<FinishOutcome> {
-  const { store, paths, refs, run, settings } = context;
-  const dir = stepDir(paths, "final");
-  context.progress.stepStarted(0, 0);
-  await ensureRolloutAdapter(context);
-  const accepted = { ...context.accepted };
+export async function finishRun(env: RunEnvironment, state: RunState, end: RunEnd): Promise<FinishOutcome> {
+  env.progress.note("scoring the sealed test split (base and final version)");
+  const sealed = await scoreSealedTest(env, state);
+  const ended: RunState = {
+    ...state,
+    run: {
+      ...withEnd(state.run, end),
+      rollouts: { ran: env.batches.cache.size, cached: state.run.rollouts.cached + sealed.cached },
+      usage: runUsage(env.batches.cache, state.steps),
+    },
+  };
+  const final = await commitFinal(env, ended, sealed.test);
+  const exported = await exportFinal(env, final.tree);
+  const saved: RunState = { ...ended, run: await saveRun(env, { ...ended, run: { ...ended.run, final: { commit: final.commit, tag: env.refs.final, test: sealed.test }, exported } }) };
+  const deployments = await deployFinal(env, exported);
+  const done = deployments.length > 0 ? { ...saved, run: await saveRun(env, { ...saved, run: { ...saved.run, deployments } }) } : saved;
+  return { state: done, commit: final.commit, tag: env.refs.final, test: sealed.test, exported, deployments };
+}
 
-  // The sealed test split: scored once per version (the cache makes a resume free).
-  const list = await instances(context, "test");
+function withEnd(run: RunRecord, end: RunEnd): RunRecord {
+  const { reason: _previous, ...rest } = run;
+  return { ...rest, status: end.status, ...(end.reason ? { reason: end.reason } : {}) };
+}
+
+/** The sealed test split, scored once per version (the cache makes a resume free). */
+async function scoreSealedTest(env: RunEnvironment, state: RunState): Promise<{ test: FinishOutcome["test"]; cached: number }> {
+  const { store, paths } = env;
+  const dir = stepDir(paths, "final");
+  const { base } = state.run;
+  const accepted = state.run.accepted;
+  env.progress.stepStarted(0, 0);
+  await store.exportTree(accepted.tree, paths.rolloutAdapter);
   const finalVersion: BatchVersion = { tree: accepted.tree, dir: paths.rolloutAdapter };
   let baseVersion = finalVersion;
-  if (run.base.tree !== accepted.tree) {
-    baseVersion = { tree: run.base.tree, dir: join(dir, "base-version") };
-    await store.exportTree(run.base.tree, baseVersion.dir);
+  if (base.tree !== accepted.tree) {
+    baseVersion = { tree: base.tree, dir: join(dir, "base-version") };
+    await store.exportTree(base.tree, baseVersion.dir);
   }
-  const evaluate = async (version: BatchVersion, role: "base" | "final") => {
-    const items = batchItems(context, list, dir, "test", role);
-    context.progress.batchStarted(`test (${role})`, items.length);
-    const outcome = await runBatch(version, "test", items, "final", { ...context.rollouts, onSettled: (_r, cached) => context.progress.rolloutSettled(cached) });
-    context.progress.batchFinished();
-    run.rollouts.cached += outcome.cached;
-    return outcome.records;
+  const request = { split: "test" as const, instances: env.instances.test, stepPath: dir, step: "final" as const };
+  const baseBatch = await runVersionBatch(env, { ...request, version: baseVersion, role: "base", label: "test (base)" });
+  const finalBatch = await runVersionBatch(env, { ...request, version: finalVersion, role: "final", label: "test (final)" });
+  return {
+    test: { base: evaluation(base.commit, base.tree, baseBatch.records), final: evaluation(accepted.commit, accepted.tree, finalBatch.records) },
+    cached: baseBatch.cached + finalBatch.cached,
   };
-  const test = {
-    base: summarize(run.base.commit, run.base.tree, await evaluate(baseVersion, "base")),
-    final: summarize(accepted.commit, accepted.tree, await evaluate(finalVersion, "final")),
-  };
+}
 
-  run.status = status;
-  run.rollouts.ran = context.cache.size;
-  run.usage = runUsage(context);
-  if (reason) run.reason = reason;
-  else delete run.reason;
+/** Scores of one version, summarized (pure). */
+export function evaluation(commit: string, tree: string, records: RolloutRecord[]): Evaluation {
+  const scores = records.flatMap((record) => (record.score === null ? [] : [record.score]));
+  return { commit, tree, score: tidy(mean(scores)), measured: scores.length, missing: records.length - scores.length };
+}
 
-  // The final version: the last accepted one, with `origin` and its card.
+/** The final version — the last accepted one with `origin` and its card — committed and tagged. */
+async function commitFinal(env: RunEnvironment, state: RunState, test: FinishOutcome["test"]): Promise<{ commit: string; tree: string }> {
+  const { store, paths, refs } = env;
+  const { run } = state;
+  const accepted = run.accepted;
   const files = await store.readFileMap(accepted.tree);
-  const baseFiles = await store.readFileMap(run.base.tree);
   const manifestEntry = files.get(MANIFEST_FILE)!;
-  const manifestText = Buffer.from(await store.readBlob(manifestEntry.oid)).toString("utf8");
-  const origin = {
-    run: run.run,
-    step: accepted.step,
-    parent: accepted.commit,
-    template: run.template.commit,
-    base: run.base.commit,
-    tag: refs.final,
-    hermit: hermitVersion,
-  };
-  const manifest = parseDocument(manifestText);
+  const manifest = parseDocument(Buffer.from(await store.readBlob(manifestEntry.oid)).toString("utf8"));
+  const origin = { run: run.run, step: accepted.step, parent: accepted.commit, template: run.template.commit, base: run.base.commit, tag: refs.final, hermit: hermitVersion };
   manifest.set("origin", manifest.createNode(origin));
-  const card = renderCard({ run, steps: context.steps, test, changes: diffFiles(baseFiles, files), adapterName: run.base.adapterName, finalTag: refs.final });
+  const changes = diffFiles(await store.readFileMap(run.base.tree), files);
+  const card = renderCard({ run, steps: state.steps, test, changes, adapterName: run.base.adapterName, finalTag: refs.final });
   files.set(MANIFEST_FILE, { oid: await store.writeBlob(Buffer.from(manifest.toString())), mode: manifestEntry.mode });
   files.set("CARD.md", { oid: await store.writeBlob(Buffer.from(card)), mode: "100644" });
   const tree = await store.writeFileMap(files);
 
   const existing = await store.getRef(`refs/tags/${refs.final}`);
-  const existingCommit = existing ? await store.peel(existing) : undefined;
-  const reusable = existingCommit ? await store.readCommit(existingCommit) : undefined;
+  const reusable = existing ? await store.readCommit(await store.peel(existing)) : undefined;
   const commit =
     reusable && reusable.tree === tree && reusable.parents[0] === accepted.commit
       ? reusable.oid
@@ -102,24 +118,7 @@ export async function finishRun(context: RunContext, status: RunStatus, reason?:
   await store.setRef(refs.branch, commit);
   await syncCheckout(store.gitdir, paths.checkout, refs.branchName);
   await writeFileAtomic(paths.card, card, { mkdir: true });
-  run.final = { commit, tag: refs.final, test };
-  await saveRun(context);
-
-  const deployments: DeploymentRecord[] = [];
-  for (const target of settings.deploy) {
-    context.progress.note(`deploying the final version to ${target.workspace} for ${target.host}`);
-    try {
-      const result = await deploy({ adapter: paths.checkout, workspace: target.workspace, host: target.host });
-      deployments.push({ host: target.host, workspace: result.workspace, changed: result.changed });
-    } catch (error) {
-      deployments.push({ host: target.host, workspace: target.workspace, changed: false, error: errorMessage(error) });
-    }
-  }
-  if (deployments.length > 0) {
-    run.deployments = deployments;
-    await saveRun(context);
-  }
-  return { commit, tag: refs.final, test, deployments };
+  return { commit, tree };
 }
 
 const fmt = (score: number | null) => (score === null ? "none" : score.toFixed(4));

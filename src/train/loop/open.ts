@@ -3,17 +3,21 @@
  * checked), the task's splits, then a new run created or a recorded one reopened. Bad input of
  * any kind is refused here, before anything is written.
  */
-import { join } from "node:path";
+import { readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { HermitError, errorMessage, isHermitError } from "../../errors.js";
 import { HOST_IDS } from "../../hosts/index.js";
-import { checkedPlugin, loadEvolver, loadTask, type PluginCatalog, type PluginKind } from "../plugins.js";
+import { checkedPlugin, loadEvolver, loadTask, pluginSource, type PluginCatalog, type PluginKind } from "../plugins.js";
 import type { Progress } from "../progress.js";
 import { readRunConfig } from "../settings/config-file.js";
 import { inputLayers, resolveOne, resolveSettings, resumeSettings, type PluginSchemas, type SettingsLayer } from "../settings/resolve.js";
 import type { TrainSettings } from "../settings/table.js";
+import { taskIdentity } from "../rollouts/key.js";
 import type { Evolver, Split, Task, TaskInstance } from "../types.js";
-import { loadInstances } from "./context.js";
-import { createRun, reopenRun, type OpenedRun } from "./prepare.js";
+import { createRun, type OpenedRun } from "./create-run.js";
+import { checkExportDir } from "./deliver.js";
+import { loadInstances } from "./instances.js";
+import { reopenRun } from "./reopen-run.js";
 
 /** The settings and plugin objects a caller gives (`TrainOptions` without run control). */
 export interface OpenInput {
@@ -30,9 +34,13 @@ export interface OpenedTraining {
   opened: OpenedRun;
   task: Task;
   evolver: Evolver;
-  /** The train and val splits, loaded and checked once. */
-  instances: Map<Split, TaskInstance[]>;
+  /** Every split, loaded and checked once. */
+  instances: Record<Split, TaskInstance[]>;
+  /** The task's identity in every rollout's cache key. */
+  taskIdentity: string;
 }
+
+type Plugins = { task: Task; evolver: Evolver };
 
 /** Settings layers: the config file (when given), then the caller's values. */
 async function settingsLayers(input: OpenInput): Promise<SettingsLayer[]> {
@@ -50,27 +58,24 @@ export async function openTraining(input: OpenInput, catalog: PluginCatalog, pro
     const runsDir = (resolveOne(layers, "runsDir") as string | undefined) ?? join(input.cwd, "runs");
     // Where the run is found is not a setting to compare with the record.
     const overrides = layers.map((layer) => ({ ...layer, values: { ...layer.values, runsDir: undefined } }));
-    let plugins: Omit<OpenedTraining, "opened"> | undefined;
+    let plugins: Plugins | undefined;
+    let prepared: Omit<OpenedTraining, "opened"> | undefined;
     const opened = await reopenRun(runsDir, input.resume, async (recorded) => {
       plugins = await openPlugins(recorded, objects, input.cwd, catalog);
-      return resumeSettings(recorded, overrides, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
+      const settings = resumeSettings(recorded, overrides, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
+      prepared = await preparePlugins(plugins, settings);
+      return settings;
     });
-    try {
-      await preparePlugins(plugins!, opened.settings);
-    } catch (error) {
-      await opened.lock.release();
-      throw error;
-    }
-    progress.note(`resuming run ${opened.run.run} after step ${opened.run.lastStep}`);
-    return { opened, ...plugins! };
+    progress.note(`resuming run ${opened.state.run.run} after step ${opened.state.run.lastStep}`);
+    return { opened, ...prepared! };
   }
   const specifiers = { task: resolveOne(layers, "task"), evolver: resolveOne(layers, "evolver") } as Partial<TrainSettings>;
   const plugins = await openPlugins(specifiers, objects, input.cwd, catalog);
   const settings = resolveSettings(layers, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
-  await preparePlugins(plugins, settings);
+  const prepared = await preparePlugins(plugins, settings);
   const opened = await createRun(settings, { task: describe(settings.task, plugins.task), evolver: describe(settings.evolver, plugins.evolver) });
-  progress.note(`run ${opened.run.run} in ${opened.paths.dir}`);
-  return { opened, ...plugins };
+  progress.note(`run ${opened.state.run.run} in ${opened.paths.dir}`);
+  return { opened, ...prepared };
 }
 
 async function openPlugins(
@@ -78,10 +83,10 @@ async function openPlugins(
   objects: { task?: Task; evolver?: Evolver },
   cwd: string,
   catalog: PluginCatalog,
-): Promise<Omit<OpenedTraining, "opened">> {
+): Promise<Plugins> {
   const task = (await plugin("task", specifiers.task, objects.task, cwd, catalog)) as Task;
   const evolver = (await plugin("evolver", specifiers.evolver, objects.evolver, cwd, catalog)) as Evolver;
-  return { task, evolver, instances: new Map() };
+  return { task, evolver };
 }
 
 async function plugin(kind: PluginKind, specifier: string | undefined, object: Task | Evolver | undefined, cwd: string, catalog: PluginCatalog): Promise<Task | Evolver> {
@@ -93,9 +98,9 @@ async function plugin(kind: PluginKind, specifier: string | undefined, object: T
   return kind === "task" ? loadTask(specifier, { base: cwd, catalog }) : loadEvolver(specifier, { base: cwd, catalog });
 }
 
-/** Let each plugin refuse its options, then check the task's splits: all before anything is written. */
-async function preparePlugins(plugins: Omit<OpenedTraining, "opened">, settings: TrainSettings): Promise<void> {
-  const { task, evolver, instances } = plugins;
+/** Let each plugin refuse its options, load and check the task's splits, check the export folder: all before anything is written. */
+async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promise<Omit<OpenedTraining, "opened">> {
+  const { task, evolver } = plugins;
   for (const [kind, item, options] of [["task", task, settings.taskOptions], ["evolver", evolver, settings.evolverOptions]] as const) {
     try {
       await item.validate?.(options);
@@ -105,12 +110,15 @@ async function preparePlugins(plugins: Omit<OpenedTraining, "opened">, settings:
     }
   }
   const context = { options: settings.taskOptions, seed: settings.seed };
-  const [trainSplit, valSplit] = [await loadInstances(task, "train", context), await loadInstances(task, "val", context)];
-  if (trainSplit.length === 0) throw new HermitError("PLUGIN_INVALID", `task '${task.name}': the train split is empty`);
-  if (valSplit.length === 0 && settings.accept === "improve") {
+  const instances = { train: await loadInstances(task, "train", context), val: await loadInstances(task, "val", context), test: await loadInstances(task, "test", context) };
+  if (instances.train.length === 0) throw new HermitError("PLUGIN_INVALID", `task '${task.name}': the train split is empty`);
+  if (instances.val.length === 0 && settings.accept === "improve") {
     throw new HermitError("PLUGIN_INVALID", `task '${task.name}': the val split is empty, so no candidate can be shown to improve (use --accept always, or add val instances)`);
   }
-  instances.set("train", trainSplit).set("val", valSplit);
+  if (settings.export !== undefined) await checkExportDir(settings.export);
+  const source = pluginSource(task);
+  const module = source ? await readFile(source) : undefined;
+  return { task, evolver, instances, taskIdentity: taskIdentity(task, module, settings.taskOptions) };
 }
 
 /** The plugins' option schemas, for checking the options given to them. */
@@ -118,6 +126,8 @@ function schemas({ task, evolver }: { task: Task; evolver: Evolver }): PluginSch
   return { task: { kind: "task", name: task.name, options: task.options }, evolver: { kind: "evolver", name: evolver.name, options: evolver.options } };
 }
 
+/** How the card names a plugin: its name, and the module's file name when it came from a path (never the machine's path). */
 function describe(specifier: string, plugin: { name: string }): string {
-  return specifier.startsWith("object:") || specifier === plugin.name ? plugin.name : `${plugin.name} (${specifier})`;
+  if (specifier.startsWith("object:") || specifier === plugin.name) return plugin.name;
+  return `${plugin.name} (${specifier.startsWith("/") ? basename(specifier) : specifier})`;
 }

@@ -1,52 +1,44 @@
 /**
- * Moving a run's pointers after a step's commit point: the run branch, the Evolver's state
- * ref, checkpoint tags, `rollout_adapter/`, `checkout/`, `run.json`. Every operation is
- * idempotent, so a resume can redo them from Git after a crash.
+ * Moving a run's pointers after a step's commit point: the accepted version, the run branch, the
+ * Evolver's state ref, the checkpoint tag, `rollout_adapter/`, `checkout/`, `run.json`. Every
+ * operation is idempotent, so a resume can redo them from Git after a crash. This is the one
+ * place a step moves the run's state on.
  */
 import { syncCheckout } from "../checkout.js";
-import type { StepRecord } from "../records.js";
 import { runRefs } from "../run-dir.js";
 import type { VersionStore } from "../store.js";
-import { saveRun, type AcceptedVersion, type RunContext } from "./context.js";
+import type { CommittedStep } from "./commit.js";
+import { saveRun, type AcceptedVersion, type RunEnvironment, type RunState } from "./run-state.js";
 
-/**
- * Make `rollout_adapter/` hold exactly the accepted version. Always compared file by file (cheap:
- * only differing files are written), since a task or an Evolver may have written into it.
- */
-export async function ensureRolloutAdapter(context: RunContext): Promise<void> {
-  await context.store.exportTree(context.accepted.tree, context.paths.rolloutAdapter);
+/** The run's state after a committed step (pure). */
+export function stateAfter(state: RunState, { record, stateCommit }: CommittedStep): RunState {
+  // A rejected step still measured the accepted version: its score is known from then on.
+  const accepted: AcceptedVersion =
+    record.status === "accepted" ? { commit: record.commit, tree: record.tree, step: record.step, score: record.score } : { ...state.run.accepted, score: record.acceptedScore };
+  return {
+    run: { ...state.run, accepted, lastStep: record.step, rollouts: { ...state.run.rollouts, cached: state.run.rollouts.cached + record.rollouts.cached } },
+    steps: [...state.steps, record],
+    stateCommit,
+  };
 }
 
-/** Apply a committed step: accepted pointer, branch, state ref, checkpoint tag, records. */
-export async function applyCommittedStep(context: RunContext, record: StepRecord, stateCommit: string | undefined): Promise<void> {
-  const { store, refs, settings } = context;
-  const treeBefore = context.accepted.tree;
-  if (record.status === "accepted") {
-    context.accepted = { commit: record.commit, tree: record.tree, step: record.step, score: record.score };
-  }
-  await store.setRef(refs.branch, context.accepted.commit);
-  if (stateCommit) {
-    await store.setRef(refs.state, stateCommit);
-    context.stateCommit = stateCommit;
-  }
-  if (record.step % settings.checkpointEvery === 0) await tagCheckpoint(store, settings.runId!, record.step, context.accepted);
-  context.steps.push(record);
-  context.run.lastStep = record.step;
-  context.run.accepted = { ...context.accepted };
-  context.run.rollouts.cached += record.rollouts.cached;
+/** Apply a committed step: branch, state ref, checkpoint tag, the accepted version's folders, `run.json`. */
+export async function movePointers(env: RunEnvironment, state: RunState, committed: CommittedStep): Promise<RunState> {
+  const { store, refs, settings } = env;
+  const next = stateAfter(state, committed);
+  const accepted = next.run.accepted;
+  await store.setRef(refs.branch, accepted.commit);
+  await store.setRef(refs.state, committed.stateCommit);
+  if (committed.record.step % settings.checkpointEvery === 0) await tagCheckpoint(store, next.run.run, committed.record.step, accepted);
   // The worktree follows the branch; its files only need rewriting when the tree changed.
-  if (record.status === "accepted" && record.tree !== treeBefore) {
-    await ensureRolloutAdapter(context);
-    await syncCheckout(store.gitdir, context.paths.checkout, refs.branchName);
+  if (accepted.tree !== state.run.accepted.tree) {
+    await store.exportTree(accepted.tree, env.paths.rolloutAdapter);
+    await syncCheckout(store.gitdir, env.paths.checkout, refs.branchName);
   }
-  await saveRun(context);
+  return { ...next, run: await saveRun(env, next) };
 }
 
 /** Tag `hermit/<run>/step-<n>` on the version accepted as of step n. */
 export async function tagCheckpoint(store: VersionStore, runId: string, step: number, accepted: AcceptedVersion): Promise<void> {
-  await store.tag(
-    runRefs(runId).checkpoint(step),
-    accepted.commit,
-    `hermit run ${runId}: accepted version after step ${step} (accepted at step ${accepted.step})`,
-  );
+  await store.tag(runRefs(runId).checkpoint(step), accepted.commit, `hermit run ${runId}: accepted version after step ${step} (accepted at step ${accepted.step})`);
 }

@@ -1,22 +1,22 @@
 /**
- * `train(options)`: open (or resume) a run, loop over steps within the budgets, finish. The
- * library function behind `hermit train`.
+ * `train(options)`: open (or resume) a run, step within the budgets, finish. The library
+ * function behind `hermit train`.
  */
-import PQueue from "p-queue";
 import { deploy } from "../../deploy/deploy.js";
-import { errorMessage } from "../../errors.js";
+import { HermitError, errorMessage } from "../../errors.js";
 import { Session } from "../../runtime/session.js";
-import { RolloutCache } from "../cache.js";
 import { emptyCatalog, type PluginCatalog } from "../plugins.js";
 import { silentProgress, type Progress } from "../progress.js";
 import type { DeploymentRecord, Evaluation } from "../records.js";
-import { auditLogFor, runRefs } from "../run-dir.js";
+import { runRefs } from "../run-dir.js";
+import { RolloutCache } from "../rollouts/cache.js";
+import { createLocalExecutor } from "../rollouts/local.js";
 import type { SettingsInput } from "../settings/table.js";
 import type { Evolver, RunStatus, StepStatus, Task } from "../types.js";
-import { knownTokens } from "../usage.js";
-import { elapsedSeconds, saveRun, type RunContext } from "./context.js";
+import { budgetReached, runEnd } from "./decisions.js";
 import { finishRun } from "./finish.js";
-import { openTraining } from "./open.js";
+import { openTraining, type OpenedTraining } from "./open.js";
+import { elapsedSeconds, runUsage, saveRun, type RunEnvironment, type RunState } from "./run-state.js";
 import { runStep } from "./step.js";
 
 /** Settings as the library takes them: the setting names of docs/trainer.md, plus plugin objects and run control. */
@@ -36,6 +36,7 @@ export interface TrainOptions extends Omit<SettingsInput, "task" | "evolver"> {
   /** How errors name a bad value: as command-line flags (`--steps: …`) or as these options' names (the default). */
   source?: "flags" | "options";
   progress?: Progress;
+  /** Aborting it stops the run after its last committed step; it can be resumed. */
   signal?: AbortSignal;
 }
 
@@ -44,10 +45,13 @@ export interface TrainStepSummary {
   status: StepStatus;
   score: number | null;
   commit: string;
+  /** One line: the Evolver's summary, why a candidate was not accepted, what a repair did. */
+  summary: string;
 }
 
 export interface TrainResult {
   run: string;
+  /** `failed` when steps ran and none succeeded. */
   status: RunStatus;
   reason?: string;
   runDir: string;
@@ -55,6 +59,8 @@ export interface TrainResult {
   acceptedCommit: string;
   finalCommit: string;
   finalTag: string;
+  /** The folder the final version was exported to (deploys come from here). */
+  exported: string;
   steps: TrainStepSummary[];
   test: { base: Evaluation; final: Evaluation };
   rollouts: { ran: number; cached: number };
@@ -70,105 +76,104 @@ export async function train(options: TrainOptions, catalog: PluginCatalog = empt
   const objects = { task: typeof task === "object" ? task : undefined, evolver: typeof evolver === "object" ? evolver : undefined };
   const named = { ...(typeof task === "string" ? { task } : {}), ...(typeof evolver === "string" ? { evolver } : {}) };
   const opening = await openTraining({ settings: { ...given, ...named }, ...objects, config, resume, cwd, source }, catalog, progress);
-  const { opened } = opening;
-  const { settings } = opened;
-  const cache = await RolloutCache.open(opened.paths.rollouts).catch(async (error) => {
-    await opened.lock.release();
-    throw error;
-  });
-  const context: RunContext = {
-    ...opened,
-    refs: runRefs(opened.run.run),
-    cache,
-    task: opening.task,
-    evolver: opening.evolver,
-    rollouts: {
-      task: opening.task,
-      cache,
-      queue: new PQueue({ concurrency: settings.concurrency }),
-      timeoutMs: Math.round(settings.rolloutTimeout * 1000),
-      seed: settings.seed,
-      options: settings.taskOptions,
-      signal,
-      // The audit log sits beside the evidence directory, not in it: a sandboxed tool may write
-      // its evidence directory, and must not be able to edit the record of its own calls.
-      openSession: async (adapter, evidence, sessionOptions) =>
-        new Session(adapter, { ...sessionOptions, evidence, auditLog: auditLogFor(evidence) }),
-      deploy: (adapter, host, workspace) => deploy({ adapter, host, workspace }),
-    },
-    progress,
-    signal,
-    startedAt: performance.now(),
-    instanceCache: opening.instances,
-    checkCache: new Map(),
-  };
-
-  let status: RunStatus = "completed";
-  let reason: string | undefined;
+  let env: RunEnvironment | undefined;
+  // The last committed state: what a failure or an interruption records and reports.
+  const latest = { state: opening.opened.state };
   try {
-    await saveRun(context);
-    const last = context.steps[context.steps.length - 1];
-    if (last?.status === "stopped") {
-      status = "stopped";
-      reason = `the Evolver stopped at step ${last.step}: ${last.summary}`;
-    } else {
-      for (let step = context.run.lastStep + 1; step <= settings.steps; step++) {
-        const budget = budgetReached(context);
-        if (budget) {
-          status = "budget";
-          reason = budget;
-          progress.note(`budget reached: ${budget}`);
-          break;
-        }
-        const record = await runStep(context, step);
-        if (record.status === "stopped") {
-          status = "stopped";
-          reason = `the Evolver stopped at step ${step}: ${record.summary}`;
-          break;
-        }
-      }
-    }
-    progress.note("scoring the sealed test split (base and final version)");
-    const finished = await finishRun(context, status, reason);
-    for (const deployment of finished.deployments) {
-      progress.note(deployment.error ? `deploy to ${deployment.workspace} failed: ${deployment.error}` : `deployed to ${deployment.workspace} (${deployment.host})${deployment.changed ? "" : ", already up to date"}`);
-    }
-    return {
-      run: context.run.run,
-      status,
-      ...(reason ? { reason } : {}),
-      runDir: context.paths.dir,
-      acceptedCommit: context.accepted.commit,
-      finalCommit: finished.commit,
-      finalTag: finished.tag,
-      steps: context.steps.map((step) => ({ step: step.step, status: step.status, score: step.score, commit: step.commit })),
-      test: finished.test,
-      rollouts: { ...context.run.rollouts },
-      deployments: finished.deployments,
-    };
+    env = await environment(opening, progress, signal);
+    latest.state = { ...latest.state, run: await saveRun(env, latest.state) };
+    const budget = await stepWithinBudgets(env, latest);
+    const finished = await finishRun(env, latest.state, runEnd(latest.state.steps, budget));
+    return resultOf(env, finished);
   } catch (error) {
-    context.run.status = "failed";
-    context.run.reason = errorMessage(error);
-    await saveRun(context).catch(() => undefined);
+    if (env) await recordFailure(env, latest.state, error);
+    if (signal.aborted) throw interrupted(opening, latest.state);
     throw error;
   } finally {
     progress.close();
+    await env?.batches.executor.close();
     await Promise.allSettled([Promise.resolve().then(() => opening.task.close?.()), Promise.resolve().then(() => opening.evolver.close?.())]);
-    await opened.lock.release();
+    await opening.opened.lock.release();
   }
 }
 
-/** A budget the run has used up, described; undefined while within every budget. */
-function budgetReached(context: RunContext): string | undefined {
-  const { settings, run } = context;
-  if (settings.maxRollouts !== undefined && context.cache.size >= settings.maxRollouts) {
-    return `max-rollouts ${settings.maxRollouts} (${context.cache.size} rollouts run)`;
-  }
-  const elapsed = elapsedSeconds(context);
-  if (settings.maxTime !== undefined && elapsed >= settings.maxTime) return `max-time ${settings.maxTime} s (${elapsed.toFixed(1)} s spent)`;
-  if (settings.maxTokens !== undefined && knownTokens(run.usage) >= settings.maxTokens) {
-    const unreported = run.usage.sources - Math.min(run.usage.reported.inputTokens, run.usage.reported.outputTokens);
-    return `max-tokens ${settings.maxTokens} (${knownTokens(run.usage)} tokens reported${unreported > 0 ? `, ${unreported} sources did not report usage` : ""})`;
+/** The run's fixed services: the cache, the in-process executor, the instances, the clock. */
+async function environment(opening: OpenedTraining, progress: Progress, signal: AbortSignal): Promise<RunEnvironment> {
+  const { opened, task, evolver } = opening;
+  const { settings } = opened;
+  const cache = await RolloutCache.open(opened.paths.rollouts);
+  const executor = createLocalExecutor({
+    task,
+    concurrency: settings.concurrency,
+    signal,
+    services: {
+      openSession: async (adapter, sessionOptions) => new Session(adapter, sessionOptions),
+      deploy: (adapter, host, workspace) => deploy({ adapter, host, workspace }),
+    },
+  });
+  return {
+    settings,
+    paths: opened.paths,
+    refs: runRefs(opened.state.run.run),
+    store: opened.store,
+    task,
+    evolver,
+    instances: opening.instances,
+    batches: { executor, cache, task: opening.taskIdentity, timeoutMs: Math.round(settings.rolloutTimeout * 1000), retries: settings.retries, seed: settings.seed, taskOptions: settings.taskOptions },
+    checks: new Map(),
+    progress,
+    signal,
+    clock: { openedAt: performance.now(), elapsedBefore: opened.state.run.elapsedSeconds },
+  };
+}
+
+/**
+ * Steps from the last committed one up to `steps`, until the Evolver stops or a budget is used
+ * up (returned). `latest.state` follows every committed step.
+ */
+async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState }): Promise<string | undefined> {
+  const stopped = () => latest.state.steps[latest.state.steps.length - 1]?.status === "stopped";
+  for (let step = latest.state.run.lastStep + 1; step <= env.settings.steps && !stopped(); step++) {
+    const budget = budgetReached(env.settings, { rollouts: env.batches.cache.size, elapsedSeconds: elapsedSeconds(env), usage: runUsage(env.batches.cache, latest.state.steps) });
+    if (budget) {
+      env.progress.note(`budget reached: ${budget}`);
+      return budget;
+    }
+    latest.state = await runStep(env, latest.state, step);
   }
   return undefined;
+}
+
+function resultOf(env: RunEnvironment, finished: Awaited<ReturnType<typeof finishRun>>): TrainResult {
+  const { run, steps } = finished.state;
+  return {
+    run: run.run,
+    status: run.status,
+    ...(run.reason ? { reason: run.reason } : {}),
+    runDir: env.paths.dir,
+    acceptedCommit: run.accepted.commit,
+    finalCommit: finished.commit,
+    finalTag: finished.tag,
+    exported: finished.exported,
+    steps: steps.map((step) => ({ step: step.step, status: step.status, score: step.score, commit: step.commit, summary: step.summary })),
+    test: finished.test,
+    rollouts: { ...run.rollouts },
+    deployments: finished.deployments,
+  };
+}
+
+/** A crash of the loop itself is recorded in `run.json`; an interruption leaves the run `running` (resumable, listed as interrupted). */
+async function recordFailure(env: RunEnvironment, state: RunState, error: unknown): Promise<void> {
+  const run = env.signal.aborted ? { ...state.run, reason: "interrupted" } : { ...state.run, status: "failed" as const, reason: errorMessage(error) };
+  await saveRun(env, { ...state, run }).catch(() => undefined);
+}
+
+function interrupted(opening: OpenedTraining, state: RunState): HermitError {
+  const { run } = state;
+  const runsDir = opening.opened.settings.runsDir;
+  return new HermitError(
+    "INTERRUPTED",
+    `run ${run.run} interrupted after step ${run.lastStep} (every committed step is kept); continue it with: hermit train --resume ${run.run} --runs-dir ${runsDir}`,
+    { run: run.run, lastStep: run.lastStep, runsDir },
+  );
 }

@@ -49,7 +49,13 @@ export const SETTINGS = {
   seed: withDefault(integer(0), { group: "run", resumable: false, default: 0, help: "seeds batch sampling and the Evolver's tie-breaks" }),
   concurrency: withDefault(integer(1), { group: "run", resumable: true, default: 4, help: "rollouts run in parallel (one queue for the whole run)" }),
   batchSize: optional(integer(1), { group: "run", resumable: false, defaultText: "all", help: "train instances per acting batch, a seeded sample each step" }),
-  rolloutTimeout: withDefault(duration, { group: "run", resumable: true, default: 300, unit: "seconds", help: "limit per rollout, e.g. 90s, 10m; a timed-out rollout is missing data, never 0" }),
+  rolloutTimeout: withDefault(duration, { group: "run", resumable: true, default: 300, unit: "seconds", help: "limit per rollout attempt, e.g. 90s, 10m; a timed-out rollout is missing data, never 0" }),
+  retries: withDefault(integer(0), {
+    group: "run",
+    resumable: true,
+    default: 1,
+    help: "attempts after a rollout crashed or timed out, before it counts as missing (a failure is never reused as a result)",
+  }),
   checkpointEvery: withDefault(integer(1), { group: "run", resumable: false, default: 1, help: "tag hermit/<run>/step-<n> every n steps" }),
 
   accept: withDefault(choice("improve", "always"), {
@@ -67,7 +73,13 @@ export const SETTINGS = {
   maxTime: optional(duration, { group: "budgets", resumable: true, unit: "seconds", help: "stop starting steps after this much running time, e.g. 30m" }),
   maxTokens: optional(integer(0), { group: "budgets", resumable: true, help: "stop starting steps once reported usage reaches this many tokens" }),
 
-  deploy: withDefault(deployTargets, { group: "output", resumable: true, default: [], help: "deploy the final version for HOST into DIR (repeatable)" }),
+  export: optional(path, {
+    group: "output",
+    resumable: true,
+    defaultText: "<runs-dir>/<run-id>/final",
+    help: "export the final version (its files, origin and CARD.md) into DIR: a stable copy, where --deploy deploys from",
+  }),
+  deploy: withDefault(deployTargets, { group: "output", resumable: true, default: [], help: "deploy the final version (from --export) for HOST into DIR (repeatable)" }),
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

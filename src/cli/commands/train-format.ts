@@ -1,0 +1,87 @@
+/** How `hermit train`, `hermit runs list` and `hermit runs show` print their results (pure). */
+import type { TrainResult } from "../../train/loop/trainer.js";
+import { describeDeployment } from "../../train/deployments.js";
+import type { RunDetails, RunSummary } from "../../train/runs.js";
+
+const fmt = (score: number | null | undefined) => (score === null || score === undefined ? "—" : score.toFixed(3));
+
+export function trainJson(result: TrainResult) {
+  return {
+    run: result.run,
+    status: result.status,
+    ...(result.reason ? { reason: result.reason } : {}),
+    runDir: result.runDir,
+    acceptedCommit: result.acceptedCommit,
+    finalCommit: result.finalCommit,
+    finalTag: result.finalTag,
+    exported: result.exported,
+    steps: result.steps,
+    test: { base: result.test.base.score, final: result.test.final.score },
+    rollouts: result.rollouts,
+    deployments: result.deployments,
+  };
+}
+
+interface StepLine {
+  step: number;
+  status: string;
+  score: number | null;
+  acceptedScore?: number | null;
+  commit: string;
+  summary?: string;
+}
+
+function stepLines(steps: StepLine[]): string[] {
+  return steps.map(
+    (step) =>
+      `  ${String(step.step).padStart(4)}  ${step.status.padEnd(10)} ${fmt(step.score).padStart(9)}  ${step.acceptedScore !== undefined ? `${fmt(step.acceptedScore).padStart(8)}  ` : ""}${step.commit.slice(0, 10)}${step.summary ? `  ${step.summary}` : ""}`,
+  );
+}
+
+export function formatTrain(result: TrainResult): string {
+  const { base, final } = result.test;
+  const delta = base.score !== null && final.score !== null ? ` (${final.score - base.score >= 0 ? "+" : ""}${(final.score - base.score).toFixed(3)})` : "";
+  const count = (status: string) => result.steps.filter((step) => step.status === status).length;
+  const lines = [
+    `run ${result.run}: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
+    `  steps: ${result.steps.length}: ${count("accepted")} accepted, ${count("rejected")} rejected${["indecisive", "invalid", "failed", "skipped"].map((status) => (count(status) > 0 ? `, ${count(status)} ${status}` : "")).join("")}; rollouts: ${result.rollouts.ran} run, ${result.rollouts.cached} from the cache`,
+    `  test score (sealed split): base ${fmt(base.score)} → final ${fmt(final.score)}${delta}`,
+    `  final version: tag ${result.finalTag} (commit ${result.finalCommit.slice(0, 12)}), exported to ${result.exported}`,
+    `  card: ${result.runDir}/CARD.md`,
+  ];
+  if (result.steps.length > 0) lines.push("", "  step  status     candidate  commit", ...stepLines(result.steps));
+  for (const deployment of result.deployments) lines.push(`  ${describeDeployment(deployment)}`);
+  return lines.join("\n");
+}
+
+export function formatList(list: RunSummary[], runsDir: string): string {
+  if (list.length === 0) return `no runs in ${runsDir}`;
+  return [
+    `${"run".padEnd(28)} ${"status".padEnd(12)} ${"steps".padEnd(7)} ${"val".padStart(6)}  test base → final`,
+    ...list.map(
+      (item) =>
+        `${item.run.padEnd(28)} ${item.status.padEnd(12)} ${`${item.lastStep}/${item.steps}`.padEnd(7)} ${fmt(item.acceptedScore).padStart(6)}  ${item.test ? `${fmt(item.test.base)} → ${fmt(item.test.final)}` : "—"}`,
+    ),
+  ].join("\n");
+}
+
+export function formatShow(details: RunDetails, report: string | undefined, runsDir: string): string {
+  const record = details.record;
+  const lines = [
+    `run ${record.run}: ${details.status}${record.reason ? ` (${record.reason})` : ""}`,
+    `  dir: ${details.dir}`,
+    `  task: ${record.task}; evolver: ${record.evolver}; seed ${record.settings.seed}; accept ${record.settings.accept} (margin ${record.settings.margin}, margin-se ${record.settings.marginSe}, trials ${record.settings.trials})`,
+    `  template: ${record.template.path} (commit ${record.template.commit.slice(0, 12)})`,
+    `  base: commit ${record.base.commit.slice(0, 12)}${record.base.from ? ` from ${record.base.from}` : ""}`,
+    `  accepted: commit ${record.accepted.commit.slice(0, 12)} (step ${record.accepted.step}, validation ${fmt(record.accepted.score)})`,
+    `  steps: ${record.lastStep}/${record.settings.steps}; rollouts: ${record.rollouts.ran} run, ${record.rollouts.cached} from the cache; ${record.elapsedSeconds.toFixed(1)} s`,
+  ];
+  if (record.final) {
+    lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
+  }
+  if (record.exported) lines.push(`  exported to ${record.exported}`);
+  lines.push(report ? `  report: ${report}` : `  report: none yet (hermit report ${record.run} --runs-dir ${runsDir} writes it)`);
+  for (const deployment of record.deployments ?? []) lines.push(`  ${describeDeployment(deployment)}`);
+  if (details.stepRecords.length > 0) lines.push("", "  step  status     candidate  accepted  commit", ...stepLines(details.stepRecords));
+  return lines.join("\n");
+}

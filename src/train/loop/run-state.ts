@@ -1,0 +1,79 @@
+/**
+ * What a run's stages work with, in two parts. `RunEnvironment`: the services and inputs fixed
+ * for the run (settings, paths, store, plugins, instances, the rollout batches) — read-only.
+ * `RunState`: what the run has recorded so far (`run.json`, the committed steps, the Evolver's
+ * state commit) — replaced, never edited, by the one function that moves it on after a step's
+ * commit point (`pointers.ts`) and by the final phase.
+ */
+import { writeJson } from "../../fs/json.js";
+import type { SpecResult } from "../../check/types.js";
+import type { Progress } from "../progress.js";
+import type { RunRecord, StepRecord } from "../records.js";
+import type { RunPaths, runRefs } from "../run-dir.js";
+import type { BatchEnvironment } from "../rollouts/batch.js";
+import type { RolloutCache } from "../rollouts/cache.js";
+import type { TrainSettings } from "../settings/table.js";
+import type { VersionStore } from "../store.js";
+import type { Evolver, Split, Task, TaskInstance } from "../types.js";
+import { addUsage, emptyUsage, mergeUsage, type UsageTotals } from "../usage.js";
+
+export interface RunEnvironment {
+  settings: TrainSettings;
+  paths: RunPaths;
+  refs: ReturnType<typeof runRefs>;
+  store: VersionStore;
+  task: Task;
+  evolver: Evolver;
+  /** Every split's instances, loaded and checked once, at the start. */
+  instances: Record<Split, TaskInstance[]>;
+  /** How batches of rollouts run: the executor, the cache, the task's identity, limits. */
+  batches: BatchEnvironment;
+  /** Spec check results by candidate tree: the check is a function of the files, so one tree is checked once. */
+  checks: Map<string, SpecResult>;
+  progress: Progress;
+  signal: AbortSignal;
+  /** When this process took the run over, and the running time recorded before it. */
+  clock: { openedAt: number; elapsedBefore: number };
+}
+
+/** The version a step starts from (the run's `accepted`). */
+export type AcceptedVersion = RunRecord["accepted"];
+
+export interface RunState {
+  run: RunRecord;
+  /** Committed steps, oldest first. */
+  steps: StepRecord[];
+  /** The latest commit of the Evolver's state (ref `refs/hermit/<run>/state`). */
+  stateCommit?: string;
+}
+
+/** The cache of the run's rollouts. */
+export function cacheOf(env: RunEnvironment): RolloutCache {
+  return env.batches.cache;
+}
+
+/** Seconds this run has been worked on, over every process. */
+export function elapsedSeconds(env: Pick<RunEnvironment, "clock">): number {
+  return env.clock.elapsedBefore + (performance.now() - env.clock.openedAt) / 1000;
+}
+
+/**
+ * The run's usage: every rollout that ran (from the cache file, so the sealed test and rollouts a
+ * crash interrupted count) plus every committed Evolver step.
+ */
+export function runUsage(cache: RolloutCache, steps: StepRecord[]): UsageTotals {
+  return mergeUsage(cache.usage, steps.reduce((sum, record) => addUsage(sum, record.evolver.usage), emptyUsage()));
+}
+
+/** Write `run.json` (atomically) with the current counters and running time; returns what was written. */
+export async function saveRun(env: RunEnvironment, state: RunState): Promise<RunRecord> {
+  const run: RunRecord = {
+    ...state.run,
+    elapsedSeconds: Number(elapsedSeconds(env).toFixed(3)),
+    updatedAt: new Date().toISOString(),
+    rollouts: { ...state.run.rollouts, ran: cacheOf(env).size },
+    usage: runUsage(cacheOf(env), state.steps),
+  };
+  await writeJson(env.paths.runJson, run);
+  return run;
+}

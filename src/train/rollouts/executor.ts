@@ -1,0 +1,37 @@
+/**
+ * Where rollouts run. The Trainer hands an executor plain-data jobs and gets records back; it
+ * alone reads and writes the cache and the run (see `batch.ts`). Today's executor runs jobs in
+ * this process (`local.ts`, p-queue, `--concurrency`); one on a shared queue (BullMQ) takes the
+ * same jobs — a job's `id` is its cache key, so a retried or duplicated job lands on the same
+ * record — and a worker exports `key.tree` from the version store itself.
+ */
+import type { RolloutRecord, Split, TaskInstance } from "../types.js";
+import type { RolloutKey } from "./key.js";
+
+/** One rollout to run: everything a worker needs, as plain data. */
+export interface RolloutJob {
+  /** `keyString(key)`: the job's id, stable across retries and duplicates. */
+  id: string;
+  key: RolloutKey;
+  instance: TaskInstance;
+  /** A directory holding `key.tree` on this machine (a remote worker exports the tree instead). */
+  adapterDir: string;
+  /** A fresh directory for the rollout's evidence (cleared before each attempt). */
+  evidenceDir: string;
+  /** The step whose batch runs it, or `final` for the sealed test. */
+  step: number | "final";
+  split: Split;
+  /** Limit per attempt. */
+  timeoutMs: number;
+  /** Attempts after the first, for a crash or time-out. */
+  retries: number;
+  seed: number;
+  taskOptions: Record<string, unknown>;
+}
+
+export interface RolloutExecutor {
+  /** Run a job to its record: `ok` with a score (a number, or null when unmeasurable), or the last attempt's `error`/`timeout`. */
+  run(job: RolloutJob): Promise<RolloutRecord>;
+  /** Stop taking jobs and release what the executor holds. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,41 @@
+/**
+ * The in-process executor: jobs run in this process on a p-queue bounded by `--concurrency`
+ * (shared by every batch of the run), each attempt bounded by its time limit, a crashed or
+ * timed-out attempt retried up to `job.retries` times before the rollout counts as missing.
+ */
+import PQueue from "p-queue";
+import type { RolloutRecord, Task } from "../types.js";
+import type { RolloutServices } from "./context.js";
+import type { RolloutExecutor, RolloutJob } from "./executor.js";
+import { runAttempt } from "./run-attempt.js";
+
+export interface LocalExecutorOptions {
+  task: Task;
+  concurrency: number;
+  services: RolloutServices;
+  /** Aborting it stops every job; unfinished rollouts are not recorded. */
+  signal: AbortSignal;
+}
+
+export function createLocalExecutor(options: LocalExecutorOptions): RolloutExecutor {
+  const queue = new PQueue({ concurrency: options.concurrency });
+  return {
+    run: (job) => queue.add(() => runWithRetries(options, job)) as Promise<RolloutRecord>,
+    async close() {
+      queue.clear();
+      await queue.onIdle();
+    },
+  };
+}
+
+async function runWithRetries({ task, services, signal }: LocalExecutorOptions, job: RolloutJob): Promise<RolloutRecord> {
+  const retried: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    signal.throwIfAborted();
+    const result = await runAttempt(task, job, services, signal);
+    if (result.status === "ok" || attempt > job.retries) {
+      return { ...job.key, ...result, attempts: attempt, ...(retried.length > 0 ? { retried } : {}), evidenceDir: job.evidenceDir, ranAt: job.step };
+    }
+    retried.push(`${result.status}: ${result.error ?? ""}`.trim());
+  }
+}
