@@ -46,6 +46,8 @@ export const ErrorCodes = {
   TOOL_FAILED: ExitCode.problems,
   TOOL_TIMEOUT: ExitCode.problems,
   SANDBOX_UNAVAILABLE: ExitCode.input,
+  /** A Python entrypoint is used and no usable Python interpreter was found. */
+  PYTHON_UNAVAILABLE: ExitCode.input,
   /** A long-running command (verify) was interrupted; it cleaned up before exiting. */
   INTERRUPTED: ExitCode.problems,
   /** A model call failed after its retries (HTTP error, timeout, network). */

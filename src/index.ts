@@ -25,6 +25,7 @@ export type { HostId } from "./hosts/types.js";
 // Tools at run time
 export { Session } from "./runtime/session.js";
 export type { SessionOptions } from "./runtime/session.js";
+export type { Sandbox } from "./runtime/sandbox.js";
 export { serveAdapter as serve } from "./runtime/serve.js";
 export type { RunningServer, ServeOptions } from "./runtime/serve.js";
 export type {

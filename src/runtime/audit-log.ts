@@ -8,7 +8,10 @@ import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { HermitError } from "../errors.js";
-import type { AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
+import type { Adapter } from "../adapter/types.js";
+import { hermitVersion } from "../package-root.js";
+import type { SandboxGrants } from "../sandbox/tool-layout.js";
+import type { AuditHeader, AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
 
 export class AuditLog {
   private queue: Promise<void> = Promise.resolve();
@@ -31,7 +34,7 @@ export class AuditLog {
   }
 
   /** Append one record; resolves once its line is written. */
-  append(record: AuditRecord): Promise<void> {
+  append(record: AuditRecord | AuditHeader): Promise<void> {
     const line = Buffer.from(`${JSON.stringify(record)}\n`);
     const write = this.queue.then(async () => {
       let offset = 0;
@@ -47,6 +50,30 @@ export class AuditLog {
     await this.queue;
     await this.handle.close();
   }
+}
+
+/** The first line of a log: who runs the calls, on what, with which sandbox grants. */
+export function auditHeader(
+  adapter: Adapter,
+  via: "serve" | "session",
+  runtimes: string[],
+  sandbox: SandboxGrants | undefined,
+  evidence: string | undefined,
+): AuditHeader {
+  const { name, version } = adapter.manifest;
+  return {
+    time: new Date().toISOString(),
+    session: {
+      via,
+      adapter: adapter.root,
+      name,
+      version,
+      hermit: hermitVersion,
+      runtimes,
+      sandbox: sandbox ? { network: sandbox.network, read: sandbox.read, write: sandbox.write, env: sandbox.env } : false,
+      ...(evidence ? { evidence } : {}),
+    },
+  };
 }
 
 /** The audit line of one call that started at `time` and took `durationMs`. */

@@ -15,6 +15,11 @@ import { HermitError } from "../errors.js";
 export const MCP_PATH = "/mcp";
 /** Largest request body accepted (bytes). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/**
+ * POST requests handled at once; more wait, unread, until one is answered and its answer
+ * sent. Bounds the memory held by answers that slow clients have not read yet.
+ */
+const MAX_CONCURRENT_REQUESTS = 64;
 
 export interface HttpEndpoint {
   /** `http://127.0.0.1:<port>/mcp` */
@@ -27,6 +32,18 @@ export interface HttpEndpoint {
 export async function listenHttp(port: number, newServer: () => Server, log: (line: string) => void): Promise<HttpEndpoint> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   let allowedHosts: string[] = [];
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  /** A slot for one POST, given back once its answer is sent (or the connection is gone). */
+  const slot = async (response: ServerResponse): Promise<void> => {
+    if (active < MAX_CONCURRENT_REQUESTS) active += 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finished request hands its slot over
+    response.once("close", () => {
+      const next = waiting.shift();
+      if (next) next();
+      else active -= 1;
+    });
+  };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     // Before anything else, whatever the path or body: a foreign Host is a DNS-rebinding
@@ -38,6 +55,7 @@ export async function listenHttp(port: number, newServer: () => Server, log: (li
     const sessionId = request.headers["mcp-session-id"];
     let body: unknown;
     if (request.method === "POST") {
+      await slot(response);
       const text = await readBody(request);
       if (text === undefined) return reply(response, 413, null, ErrorCode.InvalidRequest, "Request body too large");
       try {

@@ -1,7 +1,8 @@
 /**
- * `Session`: an adapter's context, agents, skills and tools for a custom pipeline, in
- * process (tools in a worker thread) or sandboxed (`sandbox: true`: a `hermit serve` child
- * inside bubblewrap, over MCP). The adapter is read, and the tools loaded, on first use.
+ * `Session`: an adapter's context, agents, skills and tools for a custom pipeline. The tools
+ * run in tool processes (`toolbox.ts`), inside bubblewrap with `sandbox`; validation and the
+ * audit log stay in this process, out of the tools' reach. The adapter is read, and the
+ * tools loaded, on first use.
  */
 import { mkdir } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
@@ -9,10 +10,10 @@ import { resolve } from "node:path";
 import { readAdapter } from "../adapter/read.js";
 import type { Adapter, AgentDefinition, SkillDefinition } from "../adapter/types.js";
 import { HermitError } from "../errors.js";
-import { AuditLog, auditRecord } from "./audit-log.js";
+import { AuditLog, auditHeader, auditRecord } from "./audit-log.js";
 import { publishTool } from "./published.js";
 import { bindResources, type ResourceOptions } from "./resources.js";
-import { openSandboxedTools } from "./sandbox.js";
+import { sandboxGrants, type Sandbox, type SandboxGrants } from "./sandbox.js";
 import {
   parseToolCall,
   toolMessage,
@@ -30,12 +31,18 @@ export interface SessionOptions extends ResourceOptions {
   /** Append one JSON line per tool call to this file. */
   auditLog?: string;
   /**
-   * Run the tools in a `hermit serve` child inside bubblewrap: no network, the adapter
-   * read-only, nothing writable but `evidence`. Throws SANDBOX_UNAVAILABLE without bwrap.
+   * Run the tools inside bubblewrap: no network, nothing of the host visible but what the
+   * tools need to run (the adapter read-only), nothing writable but `evidence`. `true` is
+   * the strict sandbox; a `Sandbox` object grants more, each grant explicit and reported in
+   * the audit log's first line. Throws SANDBOX_UNAVAILABLE without a working bwrap.
    */
-  sandbox?: boolean;
+  sandbox?: boolean | Sandbox;
   /** Per-call time limit in ms (default 30000). */
   timeoutMs?: number;
+  /** Memory limit of each tool process in bytes (default 2 GiB). */
+  memoryBytes?: number;
+  /** Where the tools' stdout and stderr go (default: this process's stderr). */
+  toolOutput?: (chunk: Buffer) => void;
 }
 
 interface Opened {
@@ -122,18 +129,19 @@ export class Session {
   }
 
   private async start(): Promise<Opened> {
-    const { sandbox, auditLog: auditFile } = this.options;
+    const { auditLog: auditFile } = this.options;
     const timeoutMs = this.options.timeoutMs ?? TOOL_TIMEOUT_MS;
     const resources: ToolResources = bindResources(this.options, "Session options");
+    const sandbox: SandboxGrants | undefined = await sandboxGrants(this.options.sandbox, "Session options");
     if (resources.evidence) await mkdir(resources.evidence, { recursive: true });
     const adapter = await readAdapter(this.adapterPath);
     const tools = adapter.tools.map(publishTool);
     const auditLog = auditFile ? await AuditLog.open(auditFile) : undefined;
     try {
-      const backend = sandbox
-        ? await openSandboxedTools({ adapter: adapter.root, resources, timeoutMs })
-        : await Toolbox.open(adapter, { resources, timeoutMs });
-      return { adapter, tools, backend, auditLog };
+      const { memoryBytes, toolOutput: output } = this.options;
+      const toolbox = await Toolbox.open(adapter, { resources, timeoutMs, sandbox, memoryBytes, output });
+      await auditLog?.append(auditHeader(adapter, "session", toolbox.runtimeNames(), sandbox, resources.evidence));
+      return { adapter, tools, backend: toolbox, auditLog };
     } catch (error) {
       await auditLog?.close();
       throw error;

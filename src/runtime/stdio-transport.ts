@@ -7,29 +7,42 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { LineSplitter } from "./tool-channel.js";
 
 /** Longest accepted line (bytes). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
-const NEWLINE = 0x0a;
 
 export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Called with true when the output stops draining (a client that does not read), and with
+   * false once it drains; reading stops meanwhile. The server holds back tool calls with it.
+   */
+  onBackpressure?: (congested: boolean) => void;
+  /** Whether too many requests wait already; reading stops until it says false. */
+  overloaded?: () => boolean;
 
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
-  /** True while skipping the rest of an oversized line. */
-  private discarding = false;
+  private readonly splitter: LineSplitter;
   private closed = false;
+  private congested = false;
+  private polling: NodeJS.Timeout | undefined;
   private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: Readable = process.stdin,
     private readonly output: Writable = process.stdout,
-    private readonly maxLineBytes = MAX_LINE_BYTES,
-  ) {}
+    maxLineBytes = MAX_LINE_BYTES,
+  ) {
+    this.splitter = new LineSplitter(
+      maxLineBytes,
+      (line) => {
+        if (!this.closed) this.handleLine(line.replace(/\r$/, ""));
+      },
+      () => this.reject(null, ErrorCode.ParseError, `Parse error: message longer than ${maxLineBytes} bytes`),
+    );
+  }
 
   async start(): Promise<void> {
     this.input.on("data", this.onData);
@@ -58,45 +71,46 @@ export class LineTransport implements Transport {
     this.input.off("end", this.onEnd);
     this.input.off("error", this.onStreamError);
     this.input.pause();
-    this.buffered = [];
+    clearTimeout(this.polling);
     this.onclose?.();
   }
 
   private write(line: string): Promise<void> {
     if (this.closed || this.output.write(line)) return Promise.resolve();
     // One drain listener however many writes wait on a slow reader.
-    this.drained ??= new Promise<void>((resolve) =>
+    this.drained ??= new Promise<void>((resolve) => {
+      this.congested = true;
+      this.input.pause();
+      this.onBackpressure?.(true);
       this.output.once("drain", () => {
         this.drained = undefined;
+        this.congested = false;
+        this.onBackpressure?.(false);
+        this.resumeWhenReady();
         resolve();
-      }),
-    );
+      });
+    });
     return this.drained;
   }
 
-  private readonly onData = (chunk: Buffer | string): void => {
-    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE)) {
-      const tail = data.subarray(0, newline);
-      data = data.subarray(newline + 1);
-      if (this.discarding) {
-        this.discarding = false;
-        continue;
-      }
-      const line = this.bufferedBytes === 0 ? tail : Buffer.concat([...this.buffered, tail]);
-      this.buffered = [];
-      this.bufferedBytes = 0;
-      this.handleLine(line.toString("utf8").replace(/\r$/, ""));
-      if (this.closed) return;
+  /** Read on once the output drains and the waiting requests are few again (checked every 20 ms). */
+  private resumeWhenReady(): void {
+    if (this.closed || this.congested || this.polling) return;
+    if (!this.overloaded?.()) {
+      this.input.resume();
+      return;
     }
-    if (data.length === 0 || this.discarding) return;
-    this.buffered.push(data);
-    this.bufferedBytes += data.length;
-    if (this.bufferedBytes > this.maxLineBytes) {
-      this.buffered = [];
-      this.bufferedBytes = 0;
-      this.discarding = true;
-      this.reject(null, ErrorCode.ParseError, `Parse error: message longer than ${this.maxLineBytes} bytes`);
+    this.polling = setTimeout(() => {
+      this.polling = undefined;
+      this.resumeWhenReady();
+    }, 20);
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    if (!this.closed && this.overloaded?.()) {
+      this.input.pause();
+      this.resumeWhenReady();
     }
   };
 

@@ -54,6 +54,30 @@ export interface ToolBackend {
   close(): Promise<void>;
 }
 
+/**
+ * The first line a server or `Session` writes to its audit log: what ran the calls below it,
+ * and, in a sandbox, every grant beyond the strict one.
+ */
+export interface AuditHeader {
+  /** ISO 8601 time the tools started. */
+  time: string;
+  session: {
+    /** `serve` or `session`. */
+    via: "serve" | "session";
+    /** Absolute adapter directory, its manifest name and version. */
+    adapter: string;
+    name: string;
+    version: string;
+    hermit: string;
+    /** The runtimes the tools run on, e.g. `node v20.20.2`, `python 3.11.7 (/usr/bin/python3, from PATH)`. */
+    runtimes: string[];
+    /** false: no sandbox. Otherwise the grants (`{ network: false, read: [], write: [], env: [] }` is the strict sandbox). */
+    sandbox: false | { network: boolean; read: string[]; write: string[]; env: string[] };
+    /** The evidence directory bound to the tools (writable in the sandbox), if any. */
+    evidence?: string;
+  };
+}
+
 /** One line of the audit log. */
 export interface AuditRecord {
   /** ISO 8601 time the call started. */

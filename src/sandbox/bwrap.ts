@@ -49,7 +49,8 @@ async function runProbe(): Promise<BwrapProbe> {
   return failure === undefined ? { available: true, path } : { available: false, reason: `${path} cannot create a sandbox here: ${failure}` };
 }
 
-async function findOnPath(name: string): Promise<string | undefined> {
+/** The first executable `name` in a folder of PATH, or undefined. */
+export async function findOnPath(name: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
@@ -84,8 +85,12 @@ export function isolatedArgv(bwrap: string, command: string[], writable: string[
 
 /** What a sandboxed process sees: each folder at its own path. */
 export interface SandboxLayout {
-  /** Folders visible read-only (each at its own path). */
+  /** Folders and files visible read-only (each at its own path). */
   readOnly: string[];
+  /** Files to show at a path of their own (`source` on the host, read-only at `path` inside), e.g. a made-up `/etc/passwd`. */
+  files?: Array<{ source: string; path: string }>;
+  /** Keep the host's network (a granted exception); by default the sandbox has only its own loopback. */
+  shareNetwork?: boolean;
   /** Folders visible and writable (the evidence directory). */
   writable: string[];
   /** Top-level symlinks to recreate, e.g. `/bin → usr/bin` on merged-/usr systems. */
@@ -109,6 +114,7 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
   ].sort((a, b) => depth(a.path) - depth(b.path) || (a.flag === "--bind" ? 1 : -1));
   return [
     "--unshare-all",
+    ...(layout.shareNetwork ? ["--share-net"] : []),
     "--die-with-parent",
     "--new-session",
     "--cap-drop",
@@ -117,6 +123,7 @@ export function bwrapArguments(layout: SandboxLayout): string[] {
     ...Object.entries(layout.env).flatMap(([name, value]) => ["--setenv", name, value]),
     ...layout.symlinks.flatMap(({ path, target }) => ["--symlink", target, path]),
     ...mounts.flatMap(({ path, flag }) => [flag, path, path]),
+    ...(layout.files ?? []).flatMap(({ source, path }) => ["--ro-bind", source, path]),
     "--dev",
     "/dev",
     "--proc",

@@ -93,6 +93,6 @@ describe("hermit serve over stdio, malformed input", () => {
     const exited = new Promise<number | null>((resolve) => session.child.once("exit", (code) => resolve(code)));
     session.child.stdin.end();
     expect(await exited).toBe(0);
-    expect(session.stderr).toContain("hermit serve: runtime-fixture 1.2.3: 19 tool(s) on stdio");
+    expect(session.stderr).toContain(`hermit serve: runtime-fixture 1.2.3: 19 tool(s) (node ${process.version}) on stdio`);
   });
 });

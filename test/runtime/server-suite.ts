@@ -220,6 +220,10 @@ export function serverSuite(transport: string, start: (setup: SuiteSetup) => Pro
       }
       const lines = (await readFile(setup.auditLog, "utf8")).split("\n");
       expect(lines.pop()).toBe(""); // every line, the last included, is complete
+      // The first line says what ran the calls: no sandbox here, and the runtime it used.
+      const header = JSON.parse(lines.shift()!) as { session: Record<string, unknown> };
+      expect(header.session).toMatchObject({ via: "serve", adapter: setup.adapter, name: "runtime-fixture", sandbox: false });
+      expect(header.session.runtimes).toEqual([`node ${process.version}`]);
       const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       for (const record of records) {
         expect(Object.keys(record)).toEqual(["time", "tool", "arguments", "error" in record ? "error" : "result", "duration_ms"]);

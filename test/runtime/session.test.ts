@@ -203,11 +203,10 @@ describe("Session (in process)", () => {
     await rejectsWith(session.respond({ role: "assistant" } as never), "USAGE", "respond() takes an OpenAI tool call");
   });
 
-  it("writes one audit line per call, refused ones included", async () => {
-    const records = (await readFile(auditLog, "utf8"))
-      .trimEnd()
-      .split("\n")
-      .map((line) => JSON.parse(line) as { tool: string; arguments: unknown; result?: unknown; error?: { code: string } });
+  it("writes one audit line per call, refused ones included, after a first line saying what ran them", async () => {
+    const [first, ...lines] = (await readFile(auditLog, "utf8")).trimEnd().split("\n");
+    expect(JSON.parse(first!)).toMatchObject({ session: { via: "session", sandbox: false, runtimes: [`node ${process.version}`] } });
+    const records = lines.map((line) => JSON.parse(line) as { tool: string; arguments: unknown; result?: unknown; error?: { code: string } });
     expect(records.find((record) => record.tool === "twice_js")).toMatchObject({
       arguments: { text: "yo" },
       result: { text: "yo yo" },
