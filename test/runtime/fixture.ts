@@ -9,6 +9,8 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { expect } from "vitest";
+import { HermitError } from "../../src/errors.js";
 import type { FileTree } from "../helpers.js";
 
 const repoRoot = join(import.meta.dirname, "..", "..");
@@ -272,4 +274,14 @@ export function fixtureTree(): FileTree {
 export async function fixtureAdapter(): Promise<string> {
   const { testdir } = await import("../helpers.js");
   return testdir(fixtureTree());
+}
+
+/** The HermitError `promise` rejects with (the test fails when it resolves or throws something else). */
+export async function failure(promise: Promise<unknown>): Promise<HermitError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(HermitError);
+  return error as HermitError;
 }

@@ -10,11 +10,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HermitError } from "../../src/errors.js";
 import { packageRoot } from "../../src/package-root.js";
 import { Session } from "../../src/runtime/session.js";
 import { bwrap, hasBwrap, tempDir, testdir } from "../helpers.js";
-import { ensureBuilt } from "./fixture.js";
+import { ensureBuilt, failure } from "./fixture.js";
 
 if (!bwrap.available) console.warn(`sandbox-view: skipped: ${bwrap.reason}`);
 
@@ -65,15 +64,6 @@ function tree() {
     "ADAPTER.md": "# Viewer\n",
     "tools.ts": TOOLS,
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HermitError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(HermitError);
-  return error as HermitError;
 }
 
 describe.skipIf(!hasBwrap)("what a sandboxed tool sees", () => {

@@ -4,21 +4,11 @@ import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HermitError } from "../../src/errors.js";
 import { bwrapArguments } from "../../src/sandbox/bwrap.js";
 import { Session } from "../../src/runtime/session.js";
 import { noBwrap, skipBecause, tempDir, testdir } from "../helpers.js";
-import { ensureBuilt, fixtureAdapter, fixtureTree } from "./fixture.js";
+import { ensureBuilt, failure, fixtureAdapter, fixtureTree } from "./fixture.js";
 
-
-async function failure(promise: Promise<unknown>): Promise<HermitError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(HermitError);
-  return error as HermitError;
-}
 
 describe("bwrapArguments", () => {
   it("mounts parents before children, so the adapter stays read-only inside a writable evidence folder", () => {
