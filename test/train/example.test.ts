@@ -107,7 +107,9 @@ describe("the README's first command", () => {
     const transcript = JSON.parse(await readFile(join(json.runDir, "steps", "1", "rollouts", "install-guide", "transcript.json"), "utf8"));
     expect(transcript.toolCalls[0]).toMatchObject({ tool: "count_words", result: { count: transcript.answer } });
     const audit = (await readFile(join(json.runDir, "steps", "1", "rollouts", "install-guide.audit.jsonl"), "utf8")).trim().split("\n");
-    expect(JSON.parse(audit[0])).toMatchObject({ tool: "count_words", result: { count: transcript.answer } });
+    // The first line says what ran the calls (runtimes, sandbox grants); the calls follow.
+    expect(JSON.parse(audit[0])).toMatchObject({ session: { via: "session", name: "file-example" } });
+    expect(JSON.parse(audit[1])).toMatchObject({ tool: "count_words", result: { count: transcript.answer } });
     expect(fsck(join(runsDir, "versions.git")).status).toBe(0);
     expect(git(["--git-dir", join(runsDir, "versions.git"), "rev-parse", `${json.finalTag}^{commit}`])).toBe(json.finalCommit);
   }, 240_000);
