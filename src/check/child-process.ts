@@ -37,7 +37,7 @@ export async function runCheckChild(request: ChildRequest, options: { timeoutMs:
   const probe = options.isolate === false ? undefined : await probeBwrap();
   const bwrap = probe?.available ? probe.path : undefined;
   const command = [process.execPath, childScript];
-  const argv = bwrap ? isolatedArgv(bwrap, command, [], INFO_FD) : command;
+  const argv = bwrap ? isolatedArgv(bwrap, command, [], { infoFd: INFO_FD }) : command;
   const outcome = await runChild(argv, request, options.timeoutMs, bwrap !== undefined);
   return { outcome, isolation: bwrap ? "bwrap" : "none" };
 }

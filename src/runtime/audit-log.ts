@@ -13,6 +13,13 @@ import { hermitVersion } from "../package-root.js";
 import type { SandboxGrants } from "../sandbox/tool-layout.js";
 import type { AuditHeader, AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
 
+/**
+ * The variable `hermit serve` takes its audit log from when `--audit-log` is not given: a
+ * server a host starts from a deployed workspace (whose MCP entry names no log) then still
+ * records every call. Acting and `hermit verify --exercise-tools` set it for the host.
+ */
+export const AUDIT_LOG_ENV = "HERMIT_AUDIT_LOG";
+
 export class AuditLog {
   private queue: Promise<void> = Promise.resolve();
 

@@ -59,22 +59,33 @@ export async function findOnPath(name: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** Options of `isolatedArgv`. */
+export interface IsolationOptions {
+  /** Keep the network (a coding-agent host must reach its model). Default false: no network. */
+  network?: boolean;
+  /** Directories hidden behind an empty tmpfs (e.g. the user's real home). */
+  hidden?: readonly string[];
+  /** A descriptor bwrap reports the namespace's first process on. */
+  infoFd?: number;
+}
+
 /**
- * argv that runs `command` inside bubblewrap with no network and nothing writable but
- * `writable`. The command gets its own PID namespace, so every process it starts dies with it.
- * With `infoFd`, bwrap writes `{ "child-pid": <pid> }` on that descriptor: the host pid of the
- * namespace's first process, whose end means the whole namespace has ended
- * (`waitUntilEnded` in `processes.ts`).
+ * argv that runs `command` inside bubblewrap with the file system read-only but `writable`,
+ * and no network unless asked. The command gets its own PID namespace, so every process it
+ * starts dies with it. With `infoFd`, bwrap writes `{ "child-pid": <pid> }` on that
+ * descriptor: the host pid of the namespace's first process, whose end means the whole
+ * namespace has ended (`waitUntilEnded` in `processes.ts`).
  */
-export function isolatedArgv(bwrap: string, command: string[], writable: string[] = [], infoFd?: number): string[] {
+export function isolatedArgv(bwrap: string, command: string[], writable: readonly string[] = [], options: IsolationOptions = {}): string[] {
   return [
     bwrap,
-    ...(infoFd === undefined ? [] : ["--info-fd", String(infoFd)]),
+    ...(options.infoFd === undefined ? [] : ["--info-fd", String(options.infoFd)]),
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
+    ...(options.hidden ?? []).flatMap((dir) => ["--tmpfs", dir]),
     ...writable.flatMap((dir) => ["--bind", dir, dir]),
-    "--unshare-net",
+    ...(options.network ? [] : ["--unshare-net"]),
     "--unshare-pid",
     "--die-with-parent",
     "--new-session",

@@ -1,41 +1,31 @@
 /**
- * A stub model endpoint on loopback that speaks, well enough for a one-turn text answer,
- * every wire protocol a supported host uses: Anthropic Messages, OpenAI Responses, OpenAI
- * Chat Completions and Gemini `generateContent` / `streamGenerateContent`. It records every
- * request it receives, so `hermit verify` can read what the host discovered.
+ * A stub model endpoint on loopback that speaks every wire protocol a supported host uses:
+ * Anthropic Messages, OpenAI Responses, OpenAI Chat Completions and Gemini
+ * `generateContent` / `streamGenerateContent`, streamed or not. It records every request.
  *
- * It never calls a real model and never answers with a tool call, so the host ends its turn
- * after the first answer.
+ * By default every answer is one short text, so the host ends its turn after the first
+ * answer (what `hermit verify` needs). With an `agent`, the stub plays a scripted agent: the
+ * agent reads each request as a `Conversation` (system prompt, messages, tool calls and
+ * results, tools offered) and answers with text and tool calls, in the host's own protocol,
+ * reporting the usage it chooses. It never calls a real model.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { answerAnthropic, readAnthropic } from "./stub/anthropic.js";
+import { answerChat, readChat } from "./stub/chat.js";
+import { answerGemini, geminiRoute, readGemini, sideQuestionReply } from "./stub/gemini.js";
+import { answerResponses, readResponses } from "./stub/responses.js";
+import type { Answer, Conversation, RecordedRequest, StubAgent, StubProtocol, StubTurn } from "./stub/types.js";
 
-/** The wire protocols the stub speaks. */
-export type StubProtocol = "anthropic-messages" | "openai-responses" | "openai-chat" | "gemini" | "unknown";
-
-/** One HTTP request the stub received, in arrival order. */
-export interface RecordedRequest {
-  /** 1-based position in arrival order. */
-  index: number;
-  method: string;
-  /** Path and query string, as sent. */
-  url: string;
-  protocol: StubProtocol;
-  /** Request headers, with credentials replaced by `<redacted>`. */
-  headers: Record<string, string>;
-  /** The raw body text. */
-  bodyText: string;
-  /** The parsed JSON body, or undefined when it is not JSON. */
-  body: unknown;
-  /** The HTTP status the stub answered with. */
-  status: number;
-}
+export type * from "./stub/types.js";
 
 export interface StubModelOptions {
-  /** The text of every answer. Default `"hermit verify: ok"`. */
+  /** The text of every answer the agent leaves to the stub. Default `"hermit verify: ok"`. */
   reply?: string;
   /** Port to listen on; default 0 (a free port chosen by the system). */
   port?: number;
+  /** A scripted agent that decides each answer (text, tool calls, usage) from the request. */
+  agent?: StubAgent;
 }
 
 /** A running stub. Stop it with `close()`; it is idempotent. */
@@ -57,7 +47,7 @@ export async function startStubModel(options: StubModelOptions = {}): Promise<St
   const reply = options.reply ?? DEFAULT_REPLY;
   const requests: RecordedRequest[] = [];
   const server = createServer((request, response) => {
-    void handle(request, response, reply, requests);
+    void handle(request, response, requests, (record) => respond(record, reply, options.agent));
   });
   // Hosts keep connections alive; close() must not wait for them.
   server.keepAliveTimeout = 1_000;
@@ -99,8 +89,8 @@ export function protocolOf(method: string, url: string): StubProtocol {
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
-  reply: string,
   requests: RecordedRequest[],
+  answerFor: (record: RecordedRequest) => Answer,
 ): Promise<void> {
   const method = request.method ?? "GET";
   const url = request.url ?? "/";
@@ -128,7 +118,13 @@ async function handle(
     status: 200,
   };
   requests.push(record);
-  const answer = respond(record, reply);
+  let answer: Answer;
+  try {
+    answer = answerFor(record);
+  } catch (error) {
+    // A scripted agent that throws is a bug in the script: say so to the host, which fails.
+    answer = { status: 500, json: { error: { message: `hermit stub model: the scripted agent failed: ${(error as Error).message}` } } };
+  }
   record.status = answer.status;
   if (answer.sse) {
     response.writeHead(answer.status, {
@@ -170,37 +166,54 @@ function redactHeaders(headers: IncomingMessage["headers"]): Record<string, stri
   return out;
 }
 
-interface Answer {
-  status: number;
-  json?: unknown;
-  /** Server-sent event chunks, written in order. */
-  sse?: string[];
-}
-
-function respond(record: RecordedRequest, reply: string): Answer {
+/** The conversation a model request carries, or undefined for anything else. */
+export function conversationOf(record: RecordedRequest): Conversation | undefined {
+  const body = record.body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const fields = body as Record<string, unknown>;
   const path = record.url.split("?")[0] ?? "";
-  const body = (record.body ?? {}) as Record<string, unknown>;
-  const model = typeof body.model === "string" ? body.model : "stub-model";
-  if (record.method === "GET" && path.endsWith("/models")) return { status: 200, json: modelList(path) };
-  if (record.method === "HEAD" || record.method === "GET") return { status: 200, json: {} };
   switch (record.protocol) {
     case "anthropic-messages":
-      if (path.endsWith("/count_tokens")) return { status: 200, json: { input_tokens: estimateTokens(record.bodyText) } };
-      return body.stream === true
-        ? { status: 200, sse: anthropicStream(model, reply, record.index) }
-        : { status: 200, json: anthropicMessage(model, reply, record.index) };
+      return path.endsWith("/count_tokens") ? undefined : readAnthropic(fields);
     case "openai-responses":
-      return body.stream === false
-        ? { status: 200, json: responsesObject(model, reply, record.index) }
-        : { status: 200, sse: responsesStream(model, reply, record.index) };
+      return readResponses(fields);
     case "openai-chat":
-      return body.stream === true
-        ? { status: 200, sse: chatStream(model, reply, record.index, body) }
-        : { status: 200, json: chatCompletion(model, reply, record.index) };
-    case "gemini":
-      return geminiAnswer(path, record, reply);
+      return readChat(fields);
+    case "gemini": {
+      const { model, method } = geminiRoute(path);
+      return method === "countTokens" ? undefined : readGemini(fields, model);
+    }
     default:
-      return { status: 404, json: { error: { message: `hermit stub model: no route for ${record.method} ${path}` } } };
+      return undefined;
+  }
+}
+
+function respond(record: RecordedRequest, reply: string, agent: StubAgent | undefined): Answer {
+  const path = record.url.split("?")[0] ?? "";
+  const body = (record.body ?? {}) as Record<string, unknown>;
+  if (record.method === "GET" && path.endsWith("/models")) return { status: 200, json: modelList(path) };
+  if (record.method === "HEAD" || record.method === "GET") return { status: 200, json: {} };
+  if (record.protocol === "anthropic-messages" && path.endsWith("/count_tokens")) {
+    return { status: 200, json: { input_tokens: estimateTokens(record.bodyText) } };
+  }
+  const gemini = record.protocol === "gemini" ? geminiRoute(path) : undefined;
+  if (gemini?.method === "countTokens") return { status: 200, json: { totalTokens: estimateTokens(record.bodyText) } };
+  const conversation = conversationOf(record);
+  if (!conversation) return { status: 404, json: { error: { message: `hermit stub model: no route for ${record.method} ${path}` } } };
+
+  const side = gemini ? sideQuestionReply(record.body, reply) : undefined;
+  const turn: StubTurn = side !== undefined ? { text: side } : (agent?.(conversation, record) ?? { text: reply });
+  record.turn = turn;
+  const context = { model: conversation.model, index: record.index };
+  switch (record.protocol) {
+    case "anthropic-messages":
+      return answerAnthropic(turn, { ...context, stream: body.stream === true });
+    case "openai-responses":
+      return answerResponses(turn, { ...context, stream: body.stream !== false });
+    case "openai-chat":
+      return answerChat(turn, { ...context, stream: body.stream === true }, body);
+    default:
+      return answerGemini(turn, conversation.model, gemini?.method, record.url);
   }
 }
 
@@ -211,193 +224,4 @@ function estimateTokens(text: string): number {
 function modelList(path: string): unknown {
   if (path.includes("v1beta")) return { models: [{ name: "models/stub-model", supportedGenerationMethods: ["generateContent"] }] };
   return { object: "list", data: [{ id: "stub-model", object: "model", created: 0, owned_by: "hermit" }] };
-}
-
-function sse(event: string | undefined, data: unknown): string {
-  const payload = typeof data === "string" ? data : JSON.stringify(data);
-  return `${event ? `event: ${event}\n` : ""}data: ${payload}\n\n`;
-}
-
-// ---- Anthropic Messages -------------------------------------------------------------------
-
-function anthropicMessage(model: string, reply: string, index: number): unknown {
-  return {
-    id: `msg_hermit_${index}`,
-    type: "message",
-    role: "assistant",
-    model,
-    content: [{ type: "text", text: reply }],
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  };
-}
-
-function anthropicStream(model: string, reply: string, index: number): string[] {
-  const message = { ...(anthropicMessage(model, reply, index) as object), content: [], stop_reason: null };
-  return [
-    sse("message_start", { type: "message_start", message }),
-    sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
-    sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: reply } }),
-    sse("content_block_stop", { type: "content_block_stop", index: 0 }),
-    sse("message_delta", {
-      type: "message_delta",
-      delta: { stop_reason: "end_turn", stop_sequence: null },
-      usage: { output_tokens: 1 },
-    }),
-    sse("message_stop", { type: "message_stop" }),
-  ];
-}
-
-// ---- OpenAI Responses ---------------------------------------------------------------------
-
-function responsesObject(model: string, reply: string, index: number, status = "completed"): Record<string, unknown> {
-  return {
-    id: `resp_hermit_${index}`,
-    object: "response",
-    created_at: Math.floor(Date.now() / 1000),
-    status,
-    model,
-    output: status === "completed" ? [responsesMessage(reply, index)] : [],
-    usage:
-      status === "completed"
-        ? {
-            input_tokens: 1,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens: 1,
-            output_tokens_details: { reasoning_tokens: 0 },
-            total_tokens: 2,
-          }
-        : null,
-  };
-}
-
-function responsesMessage(reply: string, index: number): Record<string, unknown> {
-  return {
-    type: "message",
-    id: `msg_hermit_${index}`,
-    status: "completed",
-    role: "assistant",
-    content: [{ type: "output_text", text: reply, annotations: [] }],
-  };
-}
-
-function responsesStream(model: string, reply: string, index: number): string[] {
-  const item = responsesMessage(reply, index);
-  const part = { type: "output_text", text: reply, annotations: [] };
-  let sequence = 0;
-  const event = (type: string, data: Record<string, unknown>) => sse(type, { type, sequence_number: sequence++, ...data });
-  return [
-    event("response.created", { response: responsesObject(model, reply, index, "in_progress") }),
-    event("response.in_progress", { response: responsesObject(model, reply, index, "in_progress") }),
-    event("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } }),
-    event("response.content_part.added", {
-      item_id: item.id,
-      output_index: 0,
-      content_index: 0,
-      part: { ...part, text: "" },
-    }),
-    event("response.output_text.delta", { item_id: item.id, output_index: 0, content_index: 0, delta: reply }),
-    event("response.output_text.done", { item_id: item.id, output_index: 0, content_index: 0, text: reply }),
-    event("response.content_part.done", { item_id: item.id, output_index: 0, content_index: 0, part }),
-    event("response.output_item.done", { output_index: 0, item }),
-    event("response.completed", { response: responsesObject(model, reply, index) }),
-  ];
-}
-
-// ---- OpenAI Chat Completions --------------------------------------------------------------
-
-function chatCompletion(model: string, reply: string, index: number): unknown {
-  return {
-    id: `chatcmpl-hermit-${index}`,
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message: { role: "assistant", content: reply }, finish_reason: "stop" }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  };
-}
-
-function chatStream(model: string, reply: string, index: number, body: Record<string, unknown>): string[] {
-  const base = { id: `chatcmpl-hermit-${index}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model };
-  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-  const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-  const chunks = [
-    sse(undefined, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }),
-    sse(undefined, { ...base, choices: [{ index: 0, delta: { content: reply }, finish_reason: null }] }),
-    sse(undefined, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
-  ];
-  if (wantsUsage) chunks.push(sse(undefined, { ...base, choices: [], usage }));
-  chunks.push(sse(undefined, "[DONE]"));
-  return chunks;
-}
-
-// ---- Gemini -------------------------------------------------------------------------------
-
-function geminiResponse(reply: string, model: string): unknown {
-  return {
-    candidates: [{ content: { role: "model", parts: [{ text: reply }] }, finishReason: "STOP", index: 0 }],
-    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
-    modelVersion: model,
-    responseId: "hermit-stub",
-  };
-}
-
-function geminiAnswer(path: string, record: RecordedRequest, reply: string): Answer {
-  const match = /\/models\/([^/:]+):(\w+)$/.exec(path);
-  const model = match?.[1] ?? "stub-model";
-  const method = match?.[2];
-  if (method === "countTokens") return { status: 200, json: { totalTokens: estimateTokens(record.bodyText) } };
-  const text = geminiReplyFor(record, reply);
-  if (method === "streamGenerateContent") {
-    // alt=sse is what the Gen AI SDK asks for; without it the API streams one JSON array.
-    if (/[?&]alt=sse\b/.test(record.url)) return { status: 200, sse: [sse(undefined, geminiResponse(text, model))] };
-    return { status: 200, json: [geminiResponse(text, model)] };
-  }
-  return { status: 200, json: geminiResponse(text, model) };
-}
-
-/**
- * Gemini CLI asks side questions with a JSON response schema (e.g. "who speaks next");
- * answering those with plain text would make it retry, so give them schema-shaped JSON.
- */
-function geminiReplyFor(record: RecordedRequest, reply: string): string {
-  const config = (record.body as { generationConfig?: { responseMimeType?: string; responseJsonSchema?: unknown; responseSchema?: unknown } })
-    ?.generationConfig;
-  if (config?.responseMimeType !== "application/json") return reply;
-  const schema = (config.responseJsonSchema ?? config.responseSchema) as JsonSchemaLike | undefined;
-  return JSON.stringify(sampleFor(schema, reply));
-}
-
-interface JsonSchemaLike {
-  type?: string | string[];
-  properties?: Record<string, JsonSchemaLike>;
-  required?: string[];
-  enum?: unknown[];
-  items?: JsonSchemaLike;
-}
-
-/** A minimal value that satisfies a simple JSON schema (objects, enums, scalars). */
-function sampleFor(schema: JsonSchemaLike | undefined, reply: string): unknown {
-  if (!schema) return {};
-  if (schema.enum && schema.enum.length > 0) return schema.enum[0];
-  const type = (Array.isArray(schema.type) ? schema.type[0] : schema.type)?.toLowerCase();
-  switch (type) {
-    case "object": {
-      const out: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(schema.properties ?? {})) out[key] = sampleFor(value, reply);
-      return out;
-    }
-    case "array":
-      return [];
-    case "string":
-      return reply;
-    case "number":
-    case "integer":
-      return 0;
-    case "boolean":
-      return false;
-    default:
-      return {};
-  }
 }

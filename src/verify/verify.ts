@@ -5,23 +5,22 @@
  * starts (stub, host process groups, MCP servers) is stopped, and the temporary home
  * removed, before it returns or throws; the workspace is left as it was found.
  */
-import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { sha256 } from "../adapter/files.js";
-import { GENERATED, parseRecord, type DeploymentNames, type DeploymentReport } from "../deploy/record.js";
+import { realpath, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { GENERATED, type DeploymentReport } from "../deploy/record.js";
 import { locateDeployment } from "../deploy/workspace.js";
 import { HermitError } from "../errors.js";
 import { getHost } from "../hosts/index.js";
 import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
 import { expectedItems } from "./expected.js";
 import { contextLines, findTool, modelFields, withoutContext } from "./evidence.js";
+import { agentFiles, readDeployment, remapWorkspace } from "./deployment.js";
+import { createIsolatedHome, type IsolatedHome } from "./home.js";
 import { judge, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
-import { killMarked, runProcess, type RunResult } from "./process.js";
+import { runProcess, type RunResult } from "./process.js";
 import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, installHint } from "./programs.js";
 import { recipes } from "./recipes/index.js";
-import type { HostRecipe, RecipeContext } from "./recipes/types.js";
+import type { HostRecipe, Launch } from "./recipes/types.js";
 import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
 import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceBackup } from "./workspace-guard.js";
 
@@ -84,53 +83,9 @@ export interface VerifyReport {
 const HOST_RUN_TIMEOUT_MS = 90_000;
 const LISTING_TIMEOUT_MS = 60_000;
 const DEFAULT_PROMPT = "Reply with the single word OK.";
-/** Inherited from the caller's environment; everything else is set by verify. */
-const PASSED_ENV = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "SYSTEMROOT"];
 const RUN_MARKER = "HERMIT_VERIFY_RUN";
 
-/** Read and check `.hermit-deploy.json`; WORKSPACE_INVALID (exit 2) names the problem. */
-export async function readDeployment(workspace: string, names: DeploymentNames = GENERATED): Promise<DeploymentReport> {
-  const file = join(workspace, names.record);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    throw new HermitError("WORKSPACE_INVALID", `${file}: not found; deploy an adapter there first (hermit deploy)`, { path: file });
-  }
-  const report = parseRecord(text);
-  if ("invalid" in report) {
-    throw new HermitError("WORKSPACE_INVALID", `${file}: deployment report is invalid: ${report.invalid}`, { path: file });
-  }
-  if (!report.exports || !Array.isArray(report.exports.skills) || !Array.isArray(report.exports.agents) || !Array.isArray(report.exports.tools)) {
-    throw new HermitError("WORKSPACE_INVALID", `${file}: deployment report has no 'exports' lists`, { path: file });
-  }
-  return report;
-}
-
-/** The environment every host process gets: the isolated home, its XDG dirs and TMPDIR, nothing of the user's. */
-function baseEnv(home: string, runId: string, from: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of PASSED_ENV) {
-    const value = from[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return {
-    ...env,
-    HOME: home,
-    USERPROFILE: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    XDG_STATE_HOME: join(home, ".local", "state"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    TMPDIR: join(home, "tmp"),
-    TERM: "dumb",
-    NO_COLOR: "1",
-    CI: "1",
-    NO_PROXY: "127.0.0.1,localhost",
-    no_proxy: "127.0.0.1,localhost",
-    [RUN_MARKER]: runId,
-  };
-}
+export { readDeployment };
 
 function summarize(run: RunResult): string {
   if (run.spawnError) return `could not start: ${run.spawnError}`;
@@ -175,24 +130,19 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
     warnings.push(`a deploy was interrupted here (${pending}): the files may be half updated; run the deploy again, then verify`);
   }
 
-  const runId = randomUUID();
-  const home = await realpath(await mkdtemp(join(tmpdir(), "hermit-verify-")));
+  const home = await createIsolatedHome({ prefix: "hermit-verify-", marker: RUN_MARKER, from: env });
   let stub: StubModel | undefined;
   let snapshot: WorkspaceBackup | undefined;
   let session: HostRun;
   let changes: WorkspaceChanges = { removed: [], restored: [], unrestorable: [] };
   try {
-    for (const dir of ["tmp", ".config", ".cache", ".local/share", ".local/state"]) await mkdir(join(home, dir), { recursive: true });
     snapshot = await snapshotWorkspace(workspace);
     stub = await startStubModel();
-    session = await runHost({ options, report, workspace, home, bin, stub, env: baseEnv(home, runId, env), warnings, items });
+    session = await runHost({ options, report, workspace, home, bin, stub, warnings, items });
   } finally {
     await stub?.close();
-    // Whatever a host left running (an MCP server in its own session) carries the run's
-    // marker or the isolated HOME in its environment.
-    killMarked([`${RUN_MARKER}=${runId}`, `HOME=${home}`], home);
+    await home.dispose(options.keep);
     if (snapshot) changes = await restoreWorkspace(snapshot);
-    if (!options.keep) await rm(home, { recursive: true, force: true });
   }
   if (changes.removed.length + changes.restored.length > 0) {
     warnings.push(`undid the host's changes to the workspace: ${[...changes.removed, ...changes.restored].join(", ")}`);
@@ -216,7 +166,7 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
     activation: session.activation,
     workspaceChanges: changes,
     warnings,
-    ...(options.keep ? { home } : {}),
+    ...(options.keep ? { home: home.dir } : {}),
   };
 }
 
@@ -224,10 +174,9 @@ interface HostRunInput {
   options: VerifyOptions;
   report: DeploymentReport;
   workspace: string;
-  home: string;
+  home: IsolatedHome;
   bin: string;
   stub: StubModel;
-  env: Record<string, string>;
   warnings: string[];
   items: readonly ExpectedItem[];
 }
@@ -248,7 +197,7 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   const recipe = recipes[report.host];
   const program = HOST_PROGRAMS[report.host];
 
-  const version = await hostVersion(bin, input.env, workspace, options.signal);
+  const version = await hostVersion(bin, home.env, workspace, options.signal);
   throwIfAborted(options.signal);
   const actual = hostOfVersionOutput(version.output);
   if (actual !== undefined && actual !== report.host) {
@@ -266,22 +215,18 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
     );
   }
 
-  const launch = recipe.launch({
+  const prepared = recipe.prepare({
     workspace,
-    home,
-    stubUrl: stub.url,
+    home: home.dir,
+    endpoint: { baseUrl: `${stub.url}/v1`, credentials: {} },
     activation: remapWorkspace(report, workspace),
     agentFiles: await agentFiles(workspace, report),
-    prompt: options.prompt ?? DEFAULT_PROMPT,
   });
+  const launch: Launch = { ...prepared, args: recipe.discoveryArgs(options.prompt ?? DEFAULT_PROMPT) };
   warnings.push(...(launch.notes ?? []));
-  for (const file of launch.homeFiles) {
-    const path = join(home, file.path);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, file.content);
-  }
-  const env = { ...input.env, ...launch.env };
-  log(`verify: ${program.bin} ${launch.args.join(" ")} (in ${workspace}, home ${home})`);
+  await home.write(launch.homeFiles);
+  const env = { ...home.env, ...launch.env };
+  log(`verify: ${program.bin} ${launch.args.join(" ")} (in ${workspace}, home ${home.dir})`);
   let run = await runProcess({ argv: [bin, ...launch.args], cwd: workspace, env, timeoutMs, signal: options.signal });
   throwIfAborted(options.signal);
   if (run.timedOut) warnings.push(`${program.bin} did not finish within ${timeoutMs} ms and was stopped`);
@@ -293,7 +238,7 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   const patient = servers.length > 0 ? recipe.waitForServers?.(launch, servers) : undefined;
   if (patient) {
     log(`verify: tools of ${servers.join(", ")} missing; ${program.bin} ${patient.args.join(" ")} (waiting for MCP servers)`);
-    run = await runProcess({ argv: [bin, ...patient.args], cwd: workspace, env: { ...input.env, ...patient.env }, timeoutMs, signal: options.signal });
+    run = await runProcess({ argv: [bin, ...patient.args], cwd: workspace, env: { ...home.env, ...patient.env }, timeoutMs, signal: options.signal });
     throwIfAborted(options.signal);
     warnings.push(
       `${program.bin}'s first request lacked the tools of ${servers.join(", ")}; it was run again, told to wait for its MCP servers ` +
@@ -324,8 +269,8 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   for (const step of notPerformed) warnings.push(`activation step ${step.id} was not performed: ${step.summary}`);
 
   if (options.keep) {
-    await writeFile(join(home, "hermit-verify-requests.json"), `${JSON.stringify(requests, null, 2)}\n`);
-    await writeFile(join(home, "hermit-verify-run.json"), `${JSON.stringify(patient ? [firstRun, run] : [run], null, 2)}\n`);
+    await writeFile(join(home.dir, "hermit-verify-requests.json"), `${JSON.stringify(requests, null, 2)}\n`);
+    await writeFile(join(home.dir, "hermit-verify-run.json"), `${JSON.stringify(patient ? [firstRun, run] : [run], null, 2)}\n`);
   }
   return {
     ...(version.version !== undefined ? { version: version.version } : {}),
@@ -353,29 +298,4 @@ function unofferedServers(items: readonly ExpectedItem[], recipe: HostRecipe, re
     (item) => item.kind === "tool" && item.server !== undefined && !findTool(models, fields, recipe.toolNames(item.server, item.name)),
   );
   return [...new Set(missing.map((item) => item.server!))];
-}
-
-/** The deployed agent files and the sha256 of their current bytes (missing files left out). */
-async function agentFiles(workspace: string, report: DeploymentReport): Promise<RecipeContext["agentFiles"]> {
-  const out: Array<{ name: string; path: string; sha256: string }> = [];
-  for (const file of report.files) {
-    if (file.owner.export !== "agents" || !file.owner.item) continue;
-    const bytes = await readFile(join(workspace, file.path)).catch(() => undefined);
-    if (bytes) out.push({ name: file.owner.item, path: file.path, sha256: sha256(bytes) });
-  }
-  return out;
-}
-
-/** The report's activation steps with the deploy-time workspace path replaced by the current one. */
-function remapWorkspace(report: DeploymentReport, workspace: string): DeploymentReport["activation"] {
-  if (report.workspace === workspace) return report.activation;
-  const swap = (value: unknown): unknown => {
-    if (typeof value === "string") return value === report.workspace ? workspace : value;
-    if (Array.isArray(value)) return value.map(swap);
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key === report.workspace ? workspace : key, swap(inner)]));
-    }
-    return value;
-  };
-  return report.activation.map((step) => ({ ...step, data: swap(step.data) as Record<string, unknown> }));
 }

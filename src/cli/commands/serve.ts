@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
+import { AUDIT_LOG_ENV } from "../../runtime/audit-log.js";
 import type { CommandRegistration } from "../program.js";
 
 interface ServeFlags {
@@ -26,7 +27,7 @@ export const register: CommandRegistration = (program: Command, run) => {
     )
     .requiredOption("--adapter <dir>", "adapter directory whose declared tools to serve")
     .option("--http <port>", "serve Streamable HTTP at http://127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)")
-    .option("--audit-log <file>", "append one JSON line per tool call (time, tool, arguments, result or error, duration)")
+    .option("--audit-log <file>", "append one JSON line per tool call (time, tool, arguments, result or error, duration); default: $HERMIT_AUDIT_LOG when set")
     .option("--resources <file>", "JSON object bound to tools that declare the _resources parameter")
     .option("--timeout <duration>", "time limit per tool call: seconds, or 500ms, 90s, 10m (default 30s)")
     .option("--timeout-ms <n>", "the same in milliseconds (older spelling)")
@@ -37,11 +38,14 @@ export const register: CommandRegistration = (program: Command, run) => {
         const http = flags.http === undefined ? undefined : integerFlag("--http", flags.http, 0, 65_535);
         const timeoutMs = timeoutFlag(flags);
         const memoryBytes = flags.toolMemory === undefined ? undefined : integerFlag("--tool-memory", flags.toolMemory, 64, 1_048_576) * 1024 * 1024;
+        // Read once, then hidden from the tools (and any `hermit serve` they start).
+        const auditLog = flags.auditLog ?? (process.env[AUDIT_LOG_ENV] || undefined);
+        delete process.env[AUDIT_LOG_ENV];
         const { serveAdapter } = await import("../../runtime/serve.js");
         const server = await serveAdapter({
           adapter: flags.adapter,
           http,
-          auditLog: flags.auditLog,
+          auditLog,
           resourcesFile: flags.resources,
           timeoutMs,
           memoryBytes,

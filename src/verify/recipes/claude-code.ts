@@ -1,12 +1,12 @@
 /**
- * Claude Code 2.1.328 (docs/hosts.md): `claude -p` against an Anthropic Messages stub
- * through `ANTHROPIC_BASE_URL`, with the folder trust the report lists written to
- * `~/.claude.json`. Skills and subagents appear as `- name: description` lists in a
- * message; MCP tools as `mcp__<server>__<tool>` (deferred tools are listed by name). The
- * run's `stream-json` init event is Claude's own listing of what it loaded.
+ * Claude Code 2.1.328: `claude -p` against the Anthropic Messages API at
+ * `ANTHROPIC_BASE_URL`, with the folder trust the report lists written to `~/.claude.json`.
+ * Skills and subagents appear as `- name: description` lists in a message; MCP tools as
+ * `mcp__<server>__<tool>` (deferred: listed by name, their schema fetched with ToolSearch).
+ * The run's `stream-json` init event is Claude's own listing of what it loaded.
  */
-import { healthLine, jsonFile, stepData } from "./shared.js";
-import type { HostRecipe, Launch, ListedKind, ListedLine, RecipeContext } from "./types.js";
+import { credentialOf, healthLine, jsonFile, stepData, withoutVersion } from "./shared.js";
+import type { HeadlessOptions, HostRecipe, ListedKind, ListedLine, Prepared, RecipeContext } from "./types.js";
 
 interface InitEvent {
   type?: string;
@@ -51,18 +51,26 @@ function fromInit(output: string, kind: ListedKind, name: string, tool?: string)
 
 /** How long Claude Code may wait for MCP servers before its first request (it stops as soon as they are up). */
 const MCP_STARTUP_WAIT_MS = 30_000;
+const CREDENTIALS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
+/** The tools a working run may use without asking: files, shell, skills, deferred-tool lookup. */
+const WORK_TOOLS = ["Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "Bash", "Skill", "ToolSearch", "TodoWrite"];
+const WEB_TOOLS = ["WebFetch", "WebSearch"];
 
 export const claudeCodeRecipe: HostRecipe = {
   host: "claude-code",
   protocol: "anthropic-messages",
 
-  launch(context: RecipeContext): Launch {
+  credentialVariables: () => CREDENTIALS,
+
+  prepare(context: RecipeContext): Prepared {
     const trust = stepData(context, "claude-code.trust-folder", "claudeJson");
+    const { baseUrl, credentials } = context.endpoint;
+    const login = CREDENTIALS.find((name) => credentials[name]);
     return {
       homeFiles: trust ? [{ path: ".claude.json", content: jsonFile(trust) }] : [],
       env: {
-        ANTHROPIC_BASE_URL: context.stubUrl,
-        ANTHROPIC_API_KEY: "hermit-verify",
+        ...(baseUrl !== undefined ? { ANTHROPIC_BASE_URL: withoutVersion(baseUrl) } : {}),
+        ...(login && login !== "ANTHROPIC_API_KEY" ? { [login]: credentials[login]! } : { ANTHROPIC_API_KEY: credentialOf(context, CREDENTIALS) }),
         DISABLE_TELEMETRY: "1",
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
@@ -71,9 +79,32 @@ export const claudeCodeRecipe: HostRecipe = {
         // (they show as "pending"); this is Claude Code's own bound on waiting for them.
         CLAUDE_CODE_MCP_STARTUP_WAIT_MS: String(MCP_STARTUP_WAIT_MS),
       },
-      args: ["-p", context.prompt, "--output-format", "stream-json", "--verbose", "--max-turns", "1"],
       performed: trust ? ["claude-code.trust-folder"] : [],
     };
+  },
+
+  discoveryArgs: (prompt) => ["-p", prompt, "--output-format", "stream-json", "--verbose", "--max-turns", "1"],
+
+  headlessArgs(options: HeadlessOptions): string[] {
+    // `-p` cannot ask for permission: the tools a run needs are allowed up front (an MCP
+    // server's name allows all its tools), the web tools are denied.
+    const allowed = [...WORK_TOOLS, ...options.servers.map((server) => `mcp__${server}`)];
+    return [
+      "-p",
+      options.prompt,
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      ...(options.model ? ["--model", options.model.id] : []),
+      "--permission-mode",
+      "acceptEdits",
+      "--allowedTools",
+      allowed.join(","),
+      "--disallowedTools",
+      WEB_TOOLS.join(","),
+      ...(options.maxTurns !== undefined ? ["--max-turns", String(options.maxTurns)] : []),
+      ...(options.maxBudgetUsd !== undefined ? ["--max-budget-usd", String(options.maxBudgetUsd)] : []),
+    ];
   },
 
   listings: [
@@ -88,4 +119,3 @@ export const claudeCodeRecipe: HostRecipe = {
 
   toolNames: (server, tool) => [`mcp__${server}__${tool}`],
 };
-

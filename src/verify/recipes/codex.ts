@@ -1,41 +1,80 @@
 /**
- * Codex CLI 0.169 (docs/hosts.md): `codex exec` against an OpenAI Responses stub named
- * as a model provider in `$CODEX_HOME/config.toml`; the project trust the report lists is
- * added to the same file. Roles appear in `spawn_agent`'s `agent_type` description, MCP
- * tools in a `mcp__<server>` namespace (hyphens become underscores).
+ * Codex CLI 0.169: `codex exec` against an OpenAI Responses endpoint declared as a model
+ * provider in `$CODEX_HOME/config.toml` (the stub, or the provider's own URL with the key in
+ * `OPENAI_API_KEY`); the project trust the report lists is added to the same file. Roles
+ * appear in `spawn_agent`'s `agent_type` description, MCP tools in a `mcp__<server>`
+ * namespace (hyphens become underscores).
  */
 import { stringify as stringifyToml } from "smol-toml";
-import { deepMerge, healthLine, stepData } from "./shared.js";
-import type { HostRecipe, Launch, RecipeContext } from "./types.js";
+import { credentialOf, deepMerge, healthLine, stepData } from "./shared.js";
+import type { HeadlessOptions, HostRecipe, Launch, Prepared, RecipeContext } from "./types.js";
 
-const PROVIDER = "hermit-stub";
-const API_KEY_VAR = "HERMIT_STUB_API_KEY";
+const PROVIDER = "hermit";
+const KEY_VARIABLE = "OPENAI_API_KEY";
+const OPENAI_URL = "https://api.openai.com/v1";
+/** The model verify names: unknown to Codex, so it offers its generic tool set. */
+const STUB_MODEL = "hermit-stub-model";
 
 /** Codex's name for a server's tool namespace: `mcp__` + the name with every non-word character as `_`. */
-function namespaceOf(server: string): string {
+export function codexNamespace(server: string): string {
   return `mcp__${server.replace(/[^A-Za-z0-9_]/g, "_")}`;
+}
+
+/** `-c mcp_servers.<server>.<key>=<value>` for each server, when `-c` can address them all (no dots, no quotes). */
+function serverOverrides(servers: readonly string[], settings: Record<string, string>): string[] | undefined {
+  if (servers.some((server) => !/^[A-Za-z0-9_-]+$/.test(server))) return undefined;
+  return servers.flatMap((server) => Object.entries(settings).flatMap(([key, value]) => ["-c", `mcp_servers.${server}.${key}=${value}`]));
 }
 
 export const codexRecipe: HostRecipe = {
   host: "codex",
   protocol: "openai-responses",
 
-  launch(context: RecipeContext): Launch {
+  credentialVariables: () => [KEY_VARIABLE],
+
+  prepare(context: RecipeContext): Prepared {
+    const { baseUrl, model } = context.endpoint;
     const base: Record<string, unknown> = {
-      model: "hermit-stub-model",
+      model: model?.id ?? STUB_MODEL,
       model_provider: PROVIDER,
       model_providers: {
-        [PROVIDER]: { name: "hermit verify stub", base_url: `${context.stubUrl}/v1`, wire_api: "responses", env_key: API_KEY_VAR },
+        [PROVIDER]: { name: "hermit", base_url: baseUrl ?? OPENAI_URL, wire_api: "responses", env_key: KEY_VARIABLE },
       },
     };
     const trust = stepData(context, "codex.trust-project", "codexHomeConfig");
     const config = trust ? deepMerge(base, trust) : base;
     return {
       homeFiles: [{ path: ".codex/config.toml", content: stringifyToml(config) }],
-      env: { CODEX_HOME: `${context.home}/.codex`, [API_KEY_VAR]: "hermit-verify" },
-      args: ["exec", "--skip-git-repo-check", "--color", "never", context.prompt],
+      env: { CODEX_HOME: `${context.home}/.codex`, [KEY_VARIABLE]: credentialOf(context, [KEY_VARIABLE]) },
       performed: trust ? ["codex.trust-project"] : [],
     };
+  },
+
+  discoveryArgs: (prompt) => ["exec", "--skip-git-repo-check", "--color", "never", prompt],
+
+  headlessArgs(options: HeadlessOptions): string[] {
+    // `codex exec` starts its turn without waiting for MCP servers unless they are `required`,
+    // cannot ask to approve a tool call, and gives servers only the variables named in `env_vars`.
+    const servers = serverOverrides(options.servers, {
+      required: "true",
+      default_tools_approval_mode: '"approve"',
+      ...(options.serverEnv?.length ? { env_vars: JSON.stringify(options.serverEnv) } : {}),
+    }) ?? [];
+    // Inside hermit's jail Codex's own sandbox cannot nest; outside it, the workspace is writable.
+    const sandbox = options.jailed ? ["--dangerously-bypass-approvals-and-sandbox"] : ["--sandbox", "workspace-write"];
+    return [
+      "exec",
+      "--json",
+      "--ephemeral",
+      "--skip-git-repo-check",
+      "--color",
+      "never",
+      ...sandbox,
+      ...(options.model ? ["--model", options.model.id] : []),
+      ...servers,
+      ...(options.purpose === "learn" ? ["-c", 'web_search="disabled"'] : []),
+      options.prompt,
+    ];
   },
 
   listings: [
@@ -47,16 +86,14 @@ export const codexRecipe: HostRecipe = {
     },
   ],
 
-  toolNames: (server, tool) => [`${namespaceOf(server)}__${tool}`],
+  toolNames: (server, tool) => [`${codexNamespace(server)}__${tool}`],
 
-  // `codex exec` starts its turn without waiting for MCP servers unless one is `required`.
   // The override only makes sense on the project's own server entry, which Codex reads only
   // in a trusted project: without the trust step there is nothing to wait for.
   waitForServers(first: Launch, servers: readonly string[]): Launch | undefined {
     if (!first.performed.includes("codex.trust-project") || servers.length === 0) return undefined;
-    // `-c` splits its key path on dots and takes quotes literally; adapter names have neither.
-    if (servers.some((server) => !/^[A-Za-z0-9_-]+$/.test(server))) return undefined;
-    const overrides = servers.flatMap((server) => ["-c", `mcp_servers.${server}.required=true`]);
+    const overrides = serverOverrides(servers, { required: "true" });
+    if (!overrides) return undefined;
     const [command, ...rest] = first.args;
     return { ...first, args: [command!, ...overrides, ...rest] };
   },

@@ -43,3 +43,40 @@ export function healthLine(output: string, name: string, healthy: RegExp): { lin
   const any = listingLine(output, name);
   return any === undefined ? undefined : { line: any, ok: false };
 }
+
+/** The key a host gets when it talks to a base URL for which the caller had no credential (a local server, the stub). */
+export const PLACEHOLDER_KEY = "hermit-no-key";
+
+/**
+ * The base URL without its trailing API version segment (`/v1`, `/v1beta`): for hosts whose
+ * client appends the version itself (Anthropic's and Google's SDKs).
+ */
+export function withoutVersion(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1(beta)?$/, "");
+}
+
+/** The first credential of `names` the caller chose, or the placeholder. */
+export function credentialOf(context: RecipeContext, names: readonly string[]): string {
+  for (const name of names) {
+    const value = context.endpoint.credentials[name];
+    if (value) return value;
+  }
+  return PLACEHOLDER_KEY;
+}
+
+/** The variables that usually hold a provider's API key (the providers' SDK conventions). */
+export function providerKeyVariables(provider: string | undefined): string[] {
+  switch (provider) {
+    case "anthropic":
+      return ["ANTHROPIC_API_KEY"];
+    case "openai":
+    case "openai-compatible":
+      return ["OPENAI_API_KEY"];
+    case "google":
+      return ["GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_API_KEY"];
+    case undefined:
+      return [];
+    default:
+      return [`${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`];
+  }
+}

@@ -1,10 +1,34 @@
 /**
- * A verify recipe: how to run one host program against the stub model in an isolated home
- * (docs/hosts.md). Recipes are pure: they describe files, environment and
- * argv; the verify shell writes and runs them.
+ * A host recipe: how to run one host program in an isolated home against a model endpoint
+ * (the stub model, or the user's provider), once for discovery (`hermit verify`) or
+ * headless to do work (acting, the agent learner). Recipes are pure: they describe files,
+ * environment and argv; the shells write and run them.
  */
 import type { ActivationStep, HostId } from "../../hosts/types.js";
+import type { AgentFile } from "../deployment.js";
+import type { HomeFile } from "../home.js";
 import type { StubProtocol } from "../stub-model.js";
+
+export type { HomeFile };
+
+/** A model named `provider:id` (or a bare id, provider unknown). */
+export interface ModelRef {
+  provider?: string;
+  id: string;
+}
+
+/** Where the host's model is, and which one. */
+export interface ModelEndpoint {
+  /**
+   * The provider's base URL as its SDK takes it, version segment included
+   * (`https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`); undefined: the provider's own.
+   */
+  baseUrl?: string;
+  /** The model; undefined: the recipe's default (a stub model name for verify). */
+  model?: ModelRef;
+  /** The credential variables to set (name → value), chosen by the caller. */
+  credentials: Readonly<Record<string, string>>;
+}
 
 /** What a recipe knows about the run it prepares. */
 export interface RecipeContext {
@@ -12,33 +36,53 @@ export interface RecipeContext {
   workspace: string;
   /** The isolated home (absolute). */
   home: string;
-  /** `http://127.0.0.1:<port>` of the stub model. */
-  stubUrl: string;
-  /** The activation steps the deployment report lists. */
+  endpoint: ModelEndpoint;
+  /** The activation steps the deployment report lists (none for an undeployed directory). */
   activation: readonly ActivationStep[];
   /** The deployed subagent files, with the sha256 of their current bytes (for acknowledgments). */
-  agentFiles: ReadonlyArray<{ name: string; path: string; sha256: string }>;
-  /** The prompt to send. */
-  prompt: string;
+  agentFiles: readonly AgentFile[];
+  /**
+   * Trust the workspace whether or not the report lists a step for it: for a directory
+   * hermit prepared itself (the learner's scratch copy), not for a deployment under test.
+   */
+  trustWorkspace?: boolean;
+  /** The headless run being prepared; undefined for a discovery run. Some hosts take its limits from their home's settings. */
+  headless?: HeadlessOptions;
 }
 
-/** A file the recipe needs in the isolated home. `path` is relative to the home. */
-export interface HomeFile {
-  path: string;
-  content: string;
-}
-
-/** Everything needed to launch the host once. */
-export interface Launch {
+/** The home files and environment of a run, and the activation steps performed in them. */
+export interface Prepared {
   homeFiles: HomeFile[];
   /** Variables added to the isolated base environment (HOME, TMPDIR, XDG_* are set by the shell). */
   env: Record<string, string>;
-  /** Arguments after the program. */
-  args: string[];
   /** Activation steps of the report this recipe performed, by id. */
   performed: string[];
   /** How a performed step differed from the report's wording, for the report's warnings. */
   notes?: string[];
+}
+
+/** Everything needed to launch the host once. */
+export interface Launch extends Prepared {
+  /** Arguments after the program. */
+  args: string[];
+}
+
+/** What a headless run that does work is for, and its limits. */
+export interface HeadlessOptions {
+  prompt: string;
+  model?: ModelRef;
+  /** `act`: do the task in a deployed workspace; `learn`: edit an adapter copy (web tools denied). */
+  purpose: "act" | "learn";
+  /** The MCP servers (adapter names) the run should wait for before its first request, and whose tools it may call. */
+  servers: readonly string[];
+  /** Variables of the host's environment its MCP servers must receive (e.g. `HERMIT_AUDIT_LOG`). */
+  serverEnv?: readonly string[];
+  /** The host's own turn limit, where it has one. */
+  maxTurns?: number;
+  /** The host's own spending limit, where it has one (Claude Code). */
+  maxBudgetUsd?: number;
+  /** True when hermit runs the host inside its own jail (the host's own sandbox is then turned off). */
+  jailed?: boolean;
 }
 
 /** What kind of item the lines of a listing name. */
@@ -67,9 +111,16 @@ export interface ListingCommand {
 
 export interface HostRecipe {
   host: HostId;
+  /** The wire protocol the host speaks to its model by default (the stub's protocol). */
   protocol: StubProtocol;
-  /** Pure: home files, environment and argv for one run against the stub. */
-  launch(context: RecipeContext): Launch;
+  /** The variables that may hold the host's credentials for `provider`, preferred first. */
+  credentialVariables(provider?: string): string[];
+  /** Pure: home files, environment and performed activation steps for one run. */
+  prepare(context: RecipeContext): Prepared;
+  /** Arguments of a one-turn discovery run (`hermit verify`). */
+  discoveryArgs(prompt: string): string[];
+  /** Arguments of a headless run that works, with JSON output on stdout. */
+  headlessArgs(options: HeadlessOptions): string[];
   listings: readonly ListingCommand[];
   /** The names under which the host offers MCP tool `tool` of server `server` to the model. */
   toolNames(server: string, tool: string): string[];

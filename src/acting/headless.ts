@@ -1,0 +1,131 @@
+/**
+ * The headless runner: one host program, in an isolated home prepared by its recipe (the
+ * activation steps performed there), run once to do work — in a deployed workspace
+ * (acting) or in a scratch copy of the candidate (the agent learner) — with its JSON output
+ * read into a transcript. The host is the leader of its own process group, optionally inside
+ * bubblewrap; at the time limit, on abort, or when it exits, the group is killed, and so is
+ * anything the run left behind. The home is removed before this returns.
+ */
+import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, relative, isAbsolute } from "node:path";
+import type { ActivationStep, HostId } from "../hosts/types.js";
+import { isolatedArgv, locateBwrap } from "../sandbox/bwrap.js";
+import type { AgentFile } from "../verify/deployment.js";
+import { createIsolatedHome } from "../verify/home.js";
+import { runProcess, type RunResult } from "../verify/process.js";
+import { findHostProgram } from "../verify/programs.js";
+import { recipes } from "../verify/recipes/index.js";
+import type { HeadlessOptions, ModelRef } from "../verify/recipes/types.js";
+import { transcriptReaders } from "./transcripts/index.js";
+import type { HostTranscript } from "./types.js";
+
+export interface HeadlessRunOptions {
+  host: HostId;
+  /** The host executable; default: found on `PATH` of `env`. */
+  hostBin?: string;
+  /** The directory the host works in (its cwd). */
+  cwd: string;
+  prompt: string;
+  purpose: HeadlessOptions["purpose"];
+  model?: ModelRef;
+  /** The model provider's base URL (version segment included); undefined: the provider's own. */
+  baseUrl?: string;
+  /** Where PATH, the locale and the host's credentials come from. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The deployment's activation steps (already mapped to `cwd`). */
+  activation?: readonly ActivationStep[];
+  agentFiles?: readonly AgentFile[];
+  /** Trust `cwd` whatever the activation steps say (a directory hermit prepared itself). */
+  trustWorkspace?: boolean;
+  /** MCP servers (adapter names) to wait for. */
+  servers?: readonly string[];
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  /** Variables added to the host's environment (e.g. `HERMIT_AUDIT_LOG`). */
+  extraEnv?: Readonly<Record<string, string>>;
+  /**
+   * Run the host inside bubblewrap, with nothing writable but these directories (and the
+   * isolated home). Throws SANDBOX_UNAVAILABLE without a working bwrap.
+   */
+  jail?: { writable: readonly string[] };
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface HeadlessRun {
+  host: HostId;
+  /** The host executable that ran. */
+  program: string;
+  /** The argv, as run (inside bwrap's when jailed). */
+  argv: readonly string[];
+  process: RunResult;
+  transcript: HostTranscript;
+  /** Activation steps of the report performed in the isolated home. */
+  performed: string[];
+}
+
+const RUN_MARKER = "HERMIT_HOST_RUN";
+
+/** Run the host once, headless; never throws for what the host did (see `process`). */
+export async function runHeadless(options: HeadlessRunOptions): Promise<HeadlessRun> {
+  const env = options.env ?? process.env;
+  const recipe = recipes[options.host];
+  const program = findHostProgram(options.host, { ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}), path: env.PATH ?? "" });
+  const cwd = await realpath(options.cwd);
+  const variables = recipe.credentialVariables(options.model?.provider);
+  const home = await createIsolatedHome({ prefix: "hermit-host-", marker: RUN_MARKER, from: env });
+  try {
+    const credentials = Object.fromEntries(variables.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
+    const headless: HeadlessOptions = {
+      prompt: options.prompt,
+      purpose: options.purpose,
+      servers: options.servers ?? [],
+      serverEnv: Object.keys(options.extraEnv ?? {}),
+      jailed: options.jail !== undefined,
+      ...(options.model ? { model: options.model } : {}),
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
+    };
+    const prepared = recipe.prepare({
+      workspace: cwd,
+      home: home.dir,
+      endpoint: { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(options.model ? { model: options.model } : {}), credentials },
+      activation: options.activation ?? [],
+      agentFiles: options.agentFiles ?? [],
+      ...(options.trustWorkspace ? { trustWorkspace: true } : {}),
+      headless,
+    });
+    await home.write(prepared.homeFiles);
+    const command = [program, ...recipe.headlessArgs(headless)];
+    const argv = options.jail ? await jailed(command, [cwd, home.dir, ...options.jail.writable], program) : command;
+    const result = await runProcess({
+      argv,
+      cwd,
+      env: { ...home.env, ...prepared.env, ...options.extraEnv },
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { host: options.host, program, argv, process: result, transcript: transcriptReaders[options.host](result.stdout), performed: prepared.performed };
+  } finally {
+    await home.dispose();
+  }
+}
+
+function inside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * `command` inside bubblewrap: the whole file system read-only but `writable`, the user's
+ * real home hidden (unless something the run needs lives in it), a PID namespace that dies
+ * with the run. The network stays: the host must reach its model.
+ */
+async function jailed(command: string[], writable: string[], program: string): Promise<string[]> {
+  const bwrap = await locateBwrap();
+  const realHome = await realpath(homedir()).catch(() => homedir());
+  const needed = [...writable, await realpath(program).catch(() => program), dirname(process.execPath)];
+  const hideHome = realHome !== "/" && !needed.some((path) => inside(realHome, path));
+  return isolatedArgv(bwrap, command, writable, { network: true, hidden: hideHome ? [realHome] : [] });
+}
