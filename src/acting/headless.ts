@@ -16,7 +16,7 @@ import { createIsolatedHome } from "../verify/home.js";
 import { runProcess, type RunResult } from "../verify/process.js";
 import { findHostProgram } from "../verify/programs.js";
 import { recipes } from "../verify/recipes/index.js";
-import type { HeadlessOptions, ModelRef } from "../verify/recipes/types.js";
+import type { HeadlessOptions, ModelEndpoint } from "../verify/recipes/types.js";
 import { transcriptReaders } from "./transcripts/index.js";
 import type { HostTranscript } from "./types.js";
 
@@ -28,10 +28,9 @@ export interface HeadlessRunOptions {
   cwd: string;
   prompt: string;
   purpose: HeadlessOptions["purpose"];
-  model?: ModelRef;
-  /** The model provider's base URL (version segment included); undefined: the provider's own. */
-  baseUrl?: string;
-  /** Where PATH, the locale and the host's credentials come from. Default `process.env`. */
+  /** The host's model: API root, protocol, model id, key (resolved by the model layer, or the stub). */
+  endpoint: ModelEndpoint;
+  /** Where PATH and the locale come from. Default `process.env`. Nothing else of it reaches the host. */
   env?: Readonly<Record<string, string | undefined>>;
   /** The deployment's activation steps (already mapped to `cwd`). */
   activation?: readonly ActivationStep[];
@@ -73,24 +72,22 @@ export async function runHeadless(options: HeadlessRunOptions): Promise<Headless
   const recipe = recipes[options.host];
   const program = findHostProgram(options.host, { ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}), path: env.PATH ?? "" });
   const cwd = await realpath(options.cwd);
-  const variables = recipe.credentialVariables(options.model?.provider);
   const home = await createIsolatedHome({ prefix: "hermit-host-", marker: RUN_MARKER, from: env });
   try {
-    const credentials = Object.fromEntries(variables.flatMap((name) => (env[name] ? [[name, env[name]!]] : [])));
     const headless: HeadlessOptions = {
       prompt: options.prompt,
       purpose: options.purpose,
       servers: options.servers ?? [],
       serverEnv: Object.keys(options.extraEnv ?? {}),
       jailed: options.jail !== undefined,
-      ...(options.model ? { model: options.model } : {}),
+      ...(options.endpoint.model !== undefined ? { model: options.endpoint.model } : {}),
       ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
       ...(options.maxBudgetUsd !== undefined ? { maxBudgetUsd: options.maxBudgetUsd } : {}),
     };
     const prepared = recipe.prepare({
       workspace: cwd,
       home: home.dir,
-      endpoint: { ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}), ...(options.model ? { model: options.model } : {}), credentials },
+      endpoint: options.endpoint,
       activation: options.activation ?? [],
       agentFiles: options.agentFiles ?? [],
       ...(options.trustWorkspace ? { trustWorkspace: true } : {}),

@@ -4,6 +4,7 @@
  * returns to the task's scorer.
  */
 import type { HostId } from "../hosts/types.js";
+import type { TokenUsage } from "../models/usage.js";
 
 /** One tool call the host reported in its output. */
 export interface HostToolCall {
@@ -18,18 +19,13 @@ export interface HostToolCall {
 }
 
 /**
- * Usage as one host reported it, normalised: a field left out was not reported (unknown,
- * never zero). `costSource` says where `costUsd` came from.
+ * Usage as one host reported it, in the model layer's shape (`input` includes cached tokens,
+ * `output` includes reasoning): a field left out was not reported — unknown, never zero.
+ * `costSource` says where `costUsd` came from.
  */
-export interface HostUsage {
-  inputTokens?: number;
-  outputTokens?: number;
-  /** Input tokens served from the provider's cache (part of `inputTokens`). */
-  cachedInputTokens?: number;
-  /** Reasoning tokens (part of `outputTokens`). */
-  reasoningTokens?: number;
+export interface HostUsage extends TokenUsage {
   costUsd?: number;
-  /** `host`: the host computed it; `price-table`: hermit priced the tokens; absent: unknown. */
+  /** `host`: the host computed it; `price-table`: hermit priced the tokens; absent with no cost: unknown. */
   costSource?: "host" | "price-table";
   /** The model the host named in its report, where it did. */
   model?: string;
@@ -91,6 +87,8 @@ export interface ActResult {
   /** The host's exit code; null when it was killed (time limit, interruption) or never started. */
   exitCode: number | null;
   timedOut: boolean;
+  /** What the host said went wrong, in its output (e.g. Claude's `error_max_turns`), or why it did not start. */
+  hostError?: string;
   /** The last lines of the host's stderr. */
   stderrTail: string;
   durationMs: number;

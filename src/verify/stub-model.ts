@@ -90,7 +90,7 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
   requests: RecordedRequest[],
-  answerFor: (record: RecordedRequest) => Answer,
+  answerFor: (record: RecordedRequest) => Promise<Answer>,
 ): Promise<void> {
   const method = request.method ?? "GET";
   const url = request.url ?? "/";
@@ -120,12 +120,14 @@ async function handle(
   requests.push(record);
   let answer: Answer;
   try {
-    answer = answerFor(record);
+    answer = await answerFor(record);
   } catch (error) {
     // A scripted agent that throws is a bug in the script: say so to the host, which fails.
     answer = { status: 500, json: { error: { message: `hermit stub model: the scripted agent failed: ${(error as Error).message}` } } };
   }
   record.status = answer.status;
+  // The host may have given up (or the stub closed) while a slow agent decided.
+  if (response.destroyed || response.writableEnded) return;
   if (answer.sse) {
     response.writeHead(answer.status, {
       "content-type": "text/event-stream; charset=utf-8",
@@ -188,7 +190,7 @@ export function conversationOf(record: RecordedRequest): Conversation | undefine
   }
 }
 
-function respond(record: RecordedRequest, reply: string, agent: StubAgent | undefined): Answer {
+async function respond(record: RecordedRequest, reply: string, agent: StubAgent | undefined): Promise<Answer> {
   const path = record.url.split("?")[0] ?? "";
   const body = (record.body ?? {}) as Record<string, unknown>;
   if (record.method === "GET" && path.endsWith("/models")) return { status: 200, json: modelList(path) };
@@ -202,8 +204,9 @@ function respond(record: RecordedRequest, reply: string, agent: StubAgent | unde
   if (!conversation) return { status: 404, json: { error: { message: `hermit stub model: no route for ${record.method} ${path}` } } };
 
   const side = gemini ? sideQuestionReply(record.body, reply) : undefined;
-  const turn: StubTurn = side !== undefined ? { text: side } : (agent?.(conversation, record) ?? { text: reply });
+  const turn: StubTurn = side !== undefined ? { text: side } : ((await agent?.(conversation, record)) ?? { text: reply });
   record.turn = turn;
+  if (turn.error) return { status: turn.error.status, json: errorBody(record.protocol, turn.error.status, turn.error.message) };
   const context = { model: conversation.model, index: record.index };
   switch (record.protocol) {
     case "anthropic-messages":
@@ -215,6 +218,13 @@ function respond(record: RecordedRequest, reply: string, agent: StubAgent | unde
     default:
       return answerGemini(turn, conversation.model, gemini?.method, record.url);
   }
+}
+
+/** An error body in the shape each provider uses. */
+function errorBody(protocol: StubProtocol, status: number, message: string): unknown {
+  if (protocol === "anthropic-messages") return { type: "error", error: { type: status === 401 ? "authentication_error" : "api_error", message } };
+  if (protocol === "gemini") return { error: { code: status, message, status: status === 401 ? "UNAUTHENTICATED" : "INTERNAL" } };
+  return { error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } };
 }
 
 function estimateTokens(text: string): number {

@@ -20,7 +20,7 @@ import { judge, type ExpectedItem, type ListingOutput, type Observations, type V
 import { runProcess, type RunResult } from "./process.js";
 import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, installHint } from "./programs.js";
 import { recipes } from "./recipes/index.js";
-import type { HostRecipe, Launch } from "./recipes/types.js";
+import type { HostRecipe, Launch, ModelEndpoint } from "./recipes/types.js";
 import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
 import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceBackup } from "./workspace-guard.js";
 
@@ -218,7 +218,7 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   const prepared = recipe.prepare({
     workspace,
     home: home.dir,
-    endpoint: { baseUrl: `${stub.url}/v1`, credentials: {} },
+    endpoint: { baseUrl: `${stub.url}/v1`, protocol: recipe.protocol as ModelEndpoint["protocol"] },
     activation: remapWorkspace(report, workspace),
     agentFiles: await agentFiles(workspace, report),
   });

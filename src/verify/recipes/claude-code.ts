@@ -5,7 +5,7 @@
  * `mcp__<server>__<tool>` (deferred: listed by name, their schema fetched with ToolSearch).
  * The run's `stream-json` init event is Claude's own listing of what it loaded.
  */
-import { credentialOf, healthLine, jsonFile, stepData, withoutVersion } from "./shared.js";
+import { PLACEHOLDER_KEY, healthLine, jsonFile, stepData, withoutVersion } from "./shared.js";
 import type { HeadlessOptions, HostRecipe, ListedKind, ListedLine, Prepared, RecipeContext } from "./types.js";
 
 interface InitEvent {
@@ -51,7 +51,6 @@ function fromInit(output: string, kind: ListedKind, name: string, tool?: string)
 
 /** How long Claude Code may wait for MCP servers before its first request (it stops as soon as they are up). */
 const MCP_STARTUP_WAIT_MS = 30_000;
-const CREDENTIALS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
 /** The tools a working run may use without asking: files, shell, skills, deferred-tool lookup. */
 const WORK_TOOLS = ["Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "Bash", "Skill", "ToolSearch", "TodoWrite"];
 const WEB_TOOLS = ["WebFetch", "WebSearch"];
@@ -60,17 +59,18 @@ export const claudeCodeRecipe: HostRecipe = {
   host: "claude-code",
   protocol: "anthropic-messages",
 
-  credentialVariables: () => CREDENTIALS,
+  protocols: ["anthropic-messages"],
 
   prepare(context: RecipeContext): Prepared {
-    const trust = stepData(context, "claude-code.trust-folder", "claudeJson");
-    const { baseUrl, credentials } = context.endpoint;
-    const login = CREDENTIALS.find((name) => credentials[name]);
+    const listed = stepData(context, "claude-code.trust-folder", "claudeJson");
+    const trust = listed ?? (context.trustWorkspace ? { projects: { [context.workspace]: { hasTrustDialogAccepted: true } } } : undefined);
+    const { baseUrl, apiKey } = context.endpoint;
     return {
       homeFiles: trust ? [{ path: ".claude.json", content: jsonFile(trust) }] : [],
       env: {
-        ...(baseUrl !== undefined ? { ANTHROPIC_BASE_URL: withoutVersion(baseUrl) } : {}),
-        ...(login && login !== "ANTHROPIC_API_KEY" ? { [login]: credentials[login]! } : { ANTHROPIC_API_KEY: credentialOf(context, CREDENTIALS) }),
+        // Claude Code appends /v1/messages itself.
+        ANTHROPIC_BASE_URL: withoutVersion(baseUrl),
+        ANTHROPIC_API_KEY: apiKey ?? PLACEHOLDER_KEY,
         DISABLE_TELEMETRY: "1",
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
@@ -79,7 +79,7 @@ export const claudeCodeRecipe: HostRecipe = {
         // (they show as "pending"); this is Claude Code's own bound on waiting for them.
         CLAUDE_CODE_MCP_STARTUP_WAIT_MS: String(MCP_STARTUP_WAIT_MS),
       },
-      performed: trust ? ["claude-code.trust-folder"] : [],
+      performed: listed ? ["claude-code.trust-folder"] : [],
     };
   },
 
@@ -95,7 +95,7 @@ export const claudeCodeRecipe: HostRecipe = {
       "--output-format",
       "stream-json",
       "--verbose",
-      ...(options.model ? ["--model", options.model.id] : []),
+      ...(options.model !== undefined ? ["--model", options.model] : []),
       "--permission-mode",
       "acceptEdits",
       "--allowedTools",

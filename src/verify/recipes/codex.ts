@@ -1,17 +1,16 @@
 /**
  * Codex CLI 0.169: `codex exec` against an OpenAI Responses endpoint declared as a model
- * provider in `$CODEX_HOME/config.toml` (the stub, or the provider's own URL with the key in
- * `OPENAI_API_KEY`); the project trust the report lists is added to the same file. Roles
+ * provider in `$CODEX_HOME/config.toml` (the stub, or the provider's API root, the key in a
+ * variable the provider's `env_key` names); the project trust the report lists is added to the
+ * same file. Roles
  * appear in `spawn_agent`'s `agent_type` description, MCP tools in a `mcp__<server>`
  * namespace (hyphens become underscores).
  */
 import { stringify as stringifyToml } from "smol-toml";
-import { credentialOf, deepMerge, healthLine, stepData } from "./shared.js";
+import { KEY_VARIABLE, PLACEHOLDER_KEY, deepMerge, healthLine, stepData } from "./shared.js";
 import type { HeadlessOptions, HostRecipe, Launch, Prepared, RecipeContext } from "./types.js";
 
 const PROVIDER = "hermit";
-const KEY_VARIABLE = "OPENAI_API_KEY";
-const OPENAI_URL = "https://api.openai.com/v1";
 /** The model verify names: unknown to Codex, so it offers its generic tool set. */
 const STUB_MODEL = "hermit-stub-model";
 
@@ -30,22 +29,22 @@ export const codexRecipe: HostRecipe = {
   host: "codex",
   protocol: "openai-responses",
 
-  credentialVariables: () => [KEY_VARIABLE],
+  protocols: ["openai-responses"],
 
   prepare(context: RecipeContext): Prepared {
-    const { baseUrl, model } = context.endpoint;
+    const { baseUrl, model, apiKey } = context.endpoint;
     const base: Record<string, unknown> = {
-      model: model?.id ?? STUB_MODEL,
+      model: model ?? STUB_MODEL,
       model_provider: PROVIDER,
       model_providers: {
-        [PROVIDER]: { name: "hermit", base_url: baseUrl ?? OPENAI_URL, wire_api: "responses", env_key: KEY_VARIABLE },
+        [PROVIDER]: { name: "hermit", base_url: baseUrl, wire_api: "responses", env_key: KEY_VARIABLE },
       },
     };
     const trust = stepData(context, "codex.trust-project", "codexHomeConfig");
     const config = trust ? deepMerge(base, trust) : base;
     return {
       homeFiles: [{ path: ".codex/config.toml", content: stringifyToml(config) }],
-      env: { CODEX_HOME: `${context.home}/.codex`, [KEY_VARIABLE]: credentialOf(context, [KEY_VARIABLE]) },
+      env: { CODEX_HOME: `${context.home}/.codex`, [KEY_VARIABLE]: apiKey ?? PLACEHOLDER_KEY },
       performed: trust ? ["codex.trust-project"] : [],
     };
   },
@@ -70,7 +69,6 @@ export const codexRecipe: HostRecipe = {
       "--color",
       "never",
       ...sandbox,
-      ...(options.model ? ["--model", options.model.id] : []),
       ...servers,
       ...(options.purpose === "learn" ? ["-c", 'web_search="disabled"'] : []),
       options.prompt,

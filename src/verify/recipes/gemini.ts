@@ -5,10 +5,9 @@
  * Skills are listed in `<available_skills>`, subagents as `name -> description`, MCP tools as
  * `mcp_<server>_<tool>`.
  */
-import { credentialOf, healthLine, jsonFile, stepData, withoutVersion } from "./shared.js";
+import { PLACEHOLDER_KEY, healthLine, jsonFile, stepData, withoutVersion } from "./shared.js";
 import type { HeadlessOptions, HomeFile, HostRecipe, Prepared, RecipeContext } from "./types.js";
 
-const CREDENTIALS = ["GEMINI_API_KEY", "GOOGLE_API_KEY"];
 const DEFAULT_MODEL = "gemini-2.5-flash";
 /** Gemini CLI's web tools, excluded for a learner. */
 const WEB_TOOLS = ["web_fetch", "google_web_search"];
@@ -38,7 +37,7 @@ export const geminiRecipe: HostRecipe = {
   host: "gemini",
   protocol: "gemini",
 
-  credentialVariables: () => CREDENTIALS,
+  protocols: ["gemini"],
 
   prepare(context: RecipeContext): Prepared {
     const headless = context.headless;
@@ -62,12 +61,13 @@ export const geminiRecipe: HostRecipe = {
       homeFiles.push(acknowledged.file);
       performed.push("gemini.acknowledge-agents");
     }
-    const { baseUrl } = context.endpoint;
+    const { baseUrl, apiKey } = context.endpoint;
     return {
       homeFiles,
       env: {
-        ...(baseUrl !== undefined ? { GOOGLE_GEMINI_BASE_URL: withoutVersion(baseUrl) } : {}),
-        GEMINI_API_KEY: credentialOf(context, CREDENTIALS),
+        // Gemini CLI appends /v1beta/models/… itself.
+        GOOGLE_GEMINI_BASE_URL: withoutVersion(baseUrl),
+        GEMINI_API_KEY: apiKey ?? PLACEHOLDER_KEY,
         GEMINI_CLI_NO_RELAUNCH: "true",
       },
       performed,
@@ -82,7 +82,7 @@ export const geminiRecipe: HostRecipe = {
     "-p",
     options.prompt,
     "-m",
-    options.model?.id ?? DEFAULT_MODEL,
+    options.model ?? DEFAULT_MODEL,
     "--approval-mode",
     "yolo",
     "-o",

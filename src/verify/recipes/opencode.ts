@@ -1,67 +1,60 @@
 /**
- * OpenCode 1.18.33: `opencode run` with a config file passed in `OPENCODE_CONFIG` (the
- * project's `opencode.json` still applies): with a base URL, an `@ai-sdk/openai-compatible`
- * provider pointing at it (the stub speaks Chat Completions); without, the provider's own
- * (`anthropic/<id>`, `openai/<id>`, …) with its key from the environment. No trust gate.
- * Subagents appear in the `task` tool's description, skills in `<available_skills>`, MCP
- * tools as `<server>_<tool>`.
+ * OpenCode 1.18.33 (docs/hosts.md): `opencode run` with a config file passed in
+ * `OPENCODE_CONFIG` (the project's `opencode.json` still applies) that declares the endpoint
+ * as a provider of its own, with the AI SDK package of the endpoint's protocol (the stub speaks
+ * Chat Completions) and the key read from the environment. No trust gate. Subagents appear in
+ * the `task` tool's description, skills in `<available_skills>`, MCP tools as `<server>_<tool>`.
  */
-import { credentialOf, healthLine, jsonFile, providerKeyVariables } from "./shared.js";
+import { ALL_PROTOCOLS, KEY_VARIABLE, PLACEHOLDER_KEY, healthLine, jsonFile, withoutVersion } from "./shared.js";
 import type { HeadlessOptions, HostRecipe, Prepared, RecipeContext } from "./types.js";
 
 const CONFIG_FILE = ".config/hermit/opencode.json";
 const PROVIDER = "hermit";
 const STUB_MODEL = "hermit-stub-model";
 
-/** `provider/id` as OpenCode names a model: its own custom provider when a base URL is given. */
-function modelName(context: RecipeContext): string {
-  const { baseUrl, model } = context.endpoint;
-  if (baseUrl !== undefined || !model) return `${PROVIDER}/${model?.id ?? STUB_MODEL}`;
-  return model.provider ? `${model.provider}/${model.id}` : model.id;
-}
+/** The AI SDK package OpenCode loads for each protocol, and the base URL it takes. */
+const SDK = {
+  "openai-chat": { npm: "@ai-sdk/openai-compatible", url: (root: string) => root },
+  "openai-responses": { npm: "@ai-sdk/openai", url: (root: string) => root },
+  "anthropic-messages": { npm: "@ai-sdk/anthropic", url: (root: string) => root },
+  gemini: { npm: "@ai-sdk/google", url: (root: string) => `${withoutVersion(root)}/v1beta` },
+} as const;
 
 export const opencodeRecipe: HostRecipe = {
   host: "opencode",
   protocol: "openai-chat",
-
-  credentialVariables: (provider) => providerKeyVariables(provider),
+  protocols: ALL_PROTOCOLS,
 
   prepare(context: RecipeContext): Prepared {
-    const { baseUrl, model } = context.endpoint;
-    const custom = baseUrl !== undefined || !model;
-    const learning = context.headless?.purpose === "learn";
+    const { baseUrl, model, apiKey, protocol } = context.endpoint;
+    const sdk = SDK[protocol];
+    const modelId = model ?? STUB_MODEL;
+    const headless = context.headless;
+    const learning = headless?.purpose === "learn";
     const config = {
       $schema: "https://opencode.ai/config.json",
-      ...(custom
-        ? {
-            provider: {
-              [PROVIDER]: {
-                npm: "@ai-sdk/openai-compatible",
-                name: "hermit",
-                options: { baseURL: baseUrl ?? "http://127.0.0.1:9/v1", apiKey: credentialOf(context, providerKeyVariables(model?.provider)) },
-                models: { [model?.id ?? STUB_MODEL]: {} },
-              },
-            },
-          }
-        : {}),
-      model: modelName(context),
+      provider: {
+        [PROVIDER]: {
+          npm: sdk.npm,
+          name: "hermit",
+          options: { baseURL: sdk.url(baseUrl), apiKey: `{env:${KEY_VARIABLE}}` },
+          models: { [modelId]: {} },
+        },
+      },
+      model: `${PROVIDER}/${modelId}`,
       share: "disabled",
       autoupdate: false,
       // `opencode run` cannot ask: what a working run needs is allowed, the web denied to a learner.
-      ...(context.headless ? { permission: { edit: "allow", bash: "allow", webfetch: learning ? "deny" : "allow" } } : {}),
+      ...(headless ? { permission: { edit: "allow", bash: "allow", webfetch: learning ? "deny" : "allow" } } : {}),
       ...(learning ? { tools: { webfetch: false, websearch: false } } : {}),
-      ...(context.headless?.maxTurns !== undefined ? { agent: { build: { steps: context.headless.maxTurns } } } : {}),
+      ...(headless?.maxTurns !== undefined ? { agent: { build: { steps: headless.maxTurns } } } : {}),
     };
-    const keys = custom ? {} : Object.fromEntries(providerKeyVariables(model?.provider).flatMap((name) => {
-      const value = context.endpoint.credentials[name];
-      return value ? [[name, value]] : [];
-    }));
     return {
       homeFiles: [{ path: CONFIG_FILE, content: jsonFile(config) }],
       env: {
-        ...keys,
+        [KEY_VARIABLE]: apiKey ?? PLACEHOLDER_KEY,
         OPENCODE_CONFIG: `${context.home}/${CONFIG_FILE}`,
-        ...(custom ? { OPENCODE_DISABLE_MODELS_FETCH: "1" } : {}),
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
         OPENCODE_DISABLE_AUTOUPDATE: "1",
         OPENCODE_DISABLE_SHARE: "1",
         OPENCODE_DISABLE_LSP_DOWNLOAD: "1",

@@ -1,54 +1,52 @@
 /**
- * Pi 0.73.1: with a base URL, a custom provider in `$PI_CODING_AGENT_DIR/models.json`
- * speaking Chat Completions (the stub, a local server); without, Pi's own provider
- * (`--provider anthropic --model <id>`) with its key from the environment. Pi lists skills
- * in `<available_skills>` XML; it has no subagents and no MCP of its own (the
- * pi-mcp-adapter extension the report asks for is not installed here, so tools stay
- * best-effort).
+ * Pi 0.73.1 (docs/hosts.md): the endpoint as a custom provider in
+ * `$PI_CODING_AGENT_DIR/models.json` (its API by the endpoint's protocol; the stub speaks
+ * Chat Completions), chosen as the default in Pi's `settings.json`, the key read from the
+ * environment. Pi lists skills in `<available_skills>` XML; it has no subagents and no MCP of
+ * its own (the pi-mcp-adapter extension the report asks for is not installed here, so tools
+ * stay best-effort).
  */
-import { credentialOf, jsonFile, providerKeyVariables } from "./shared.js";
+import { ALL_PROTOCOLS, KEY_VARIABLE, PLACEHOLDER_KEY, jsonFile, withoutVersion } from "./shared.js";
 import type { HeadlessOptions, HostRecipe, Prepared, RecipeContext } from "./types.js";
 
 const PROVIDER = "hermit";
 const STUB_MODEL = "hermit-stub-model";
 
-/** Pi's default provider and model for the endpoint: its own custom provider when a base URL is given. */
-function defaults(context: RecipeContext): { defaultProvider?: string; defaultModel: string } {
-  const { baseUrl, model } = context.endpoint;
-  if (baseUrl !== undefined || !model) return { defaultProvider: PROVIDER, defaultModel: model?.id ?? STUB_MODEL };
-  return { ...(model.provider ? { defaultProvider: model.provider } : {}), defaultModel: model.id };
-}
+/** Pi's `api` for each protocol, and the base URL its client takes. */
+const API = {
+  "openai-chat": { api: "openai-completions", url: (root: string) => root },
+  "openai-responses": { api: "openai-responses", url: (root: string) => root },
+  "anthropic-messages": { api: "anthropic-messages", url: withoutVersion },
+  gemini: { api: "google-generative-ai", url: withoutVersion },
+} as const;
 
 export const piRecipe: HostRecipe = {
   host: "pi",
   protocol: "openai-chat",
-
-  credentialVariables: (provider) => providerKeyVariables(provider),
+  protocols: ALL_PROTOCOLS,
 
   prepare(context: RecipeContext): Prepared {
-    const { baseUrl, model } = context.endpoint;
-    const agentDir = `${context.home}/.pi/agent`;
-    const custom = baseUrl !== undefined || !model;
-    const keys = providerKeyVariables(model?.provider);
+    const { baseUrl, model, apiKey, protocol } = context.endpoint;
+    const modelId = model ?? STUB_MODEL;
     const models = {
       providers: {
         [PROVIDER]: {
-          baseUrl: baseUrl ?? "http://127.0.0.1:9/v1",
-          api: "openai-completions",
-          apiKey: credentialOf(context, keys),
+          baseUrl: API[protocol].url(baseUrl),
+          api: API[protocol].api,
+          // Pi reads a value that names a variable from that variable.
+          apiKey: KEY_VARIABLE,
           compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-          models: [{ id: model?.id ?? STUB_MODEL }],
+          models: [{ id: modelId }],
         },
       },
     };
-    const passed = Object.fromEntries(keys.flatMap((name) => (context.endpoint.credentials[name] ? [[name, context.endpoint.credentials[name]!]] : [])));
     // The model is chosen in Pi's own settings, so the argv is the same for every endpoint.
     return {
       homeFiles: [
-        { path: ".pi/agent/settings.json", content: jsonFile(defaults(context)) },
-        ...(custom ? [{ path: ".pi/agent/models.json", content: jsonFile(models) }] : []),
+        { path: ".pi/agent/models.json", content: jsonFile(models) },
+        { path: ".pi/agent/settings.json", content: jsonFile({ defaultProvider: PROVIDER, defaultModel: modelId }) },
       ],
-      env: { ...(custom ? {} : passed), PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
+      env: { [KEY_VARIABLE]: apiKey ?? PLACEHOLDER_KEY, PI_CODING_AGENT_DIR: `${context.home}/.pi/agent`, PI_OFFLINE: "1" },
       performed: [],
     };
   },
@@ -59,6 +57,6 @@ export const piRecipe: HostRecipe = {
 
   listings: [],
 
-  // pi-mcp-adapter's direct tools are `<server>_<tool>` (`pidemo_count_words` for server `pidemo`).
+  // pi-mcp-adapter's direct tools are `<server>_<tool>` (docs/hosts.md: the extension's direct tools).
   toolNames: (server, tool) => [`${server.replace(/[^A-Za-z0-9]/g, "")}_${tool}`, `${server}_${tool}`],
 };

@@ -44,39 +44,22 @@ export function healthLine(output: string, name: string, healthy: RegExp): { lin
   return any === undefined ? undefined : { line: any, ok: false };
 }
 
-/** The key a host gets when it talks to a base URL for which the caller had no credential (a local server, the stub). */
+/** The key a host gets when the endpoint takes none (the stub, a local server). */
 export const PLACEHOLDER_KEY = "hermit-no-key";
 
 /**
- * The base URL without its trailing API version segment (`/v1`, `/v1beta`): for hosts whose
- * client appends the version itself (Anthropic's and Google's SDKs).
+ * The variable that carries the model's key to hosts whose config can name a variable
+ * (Codex `env_key`, OpenCode `{env:…}`, Pi's `apiKey`): the key itself is never written to a file.
+ */
+export const KEY_VARIABLE = "HERMIT_MODEL_API_KEY";
+
+/**
+ * The API root without its trailing version segment (`/v1`, `/v1beta`): for clients that
+ * append the version themselves (Anthropic's and Google's SDKs).
  */
 export function withoutVersion(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, "").replace(/\/v1(beta)?$/, "");
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1(beta|alpha)?$/, "");
 }
 
-/** The first credential of `names` the caller chose, or the placeholder. */
-export function credentialOf(context: RecipeContext, names: readonly string[]): string {
-  for (const name of names) {
-    const value = context.endpoint.credentials[name];
-    if (value) return value;
-  }
-  return PLACEHOLDER_KEY;
-}
-
-/** The variables that usually hold a provider's API key (the providers' SDK conventions). */
-export function providerKeyVariables(provider: string | undefined): string[] {
-  switch (provider) {
-    case "anthropic":
-      return ["ANTHROPIC_API_KEY"];
-    case "openai":
-    case "openai-compatible":
-      return ["OPENAI_API_KEY"];
-    case "google":
-      return ["GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_API_KEY"];
-    case undefined:
-      return [];
-    default:
-      return [`${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_API_KEY`];
-  }
-}
+/** Every wire protocol: hosts whose providers are pluggable speak them all. */
+export const ALL_PROTOCOLS = ["openai-responses", "anthropic-messages", "gemini", "openai-chat"] as const;

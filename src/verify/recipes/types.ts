@@ -7,27 +7,24 @@
 import type { ActivationStep, HostId } from "../../hosts/types.js";
 import type { AgentFile } from "../deployment.js";
 import type { HomeFile } from "../home.js";
+import type { WireProtocol } from "../../models/providers.js";
 import type { StubProtocol } from "../stub-model.js";
 
 export type { HomeFile };
 
-/** A model named `provider:id` (or a bare id, provider unknown). */
-export interface ModelRef {
-  provider?: string;
-  id: string;
-}
-
-/** Where the host's model is, and which one. */
+/**
+ * Where the host's model is: the stub model (verify, tests) or the user's provider, resolved
+ * by the model layer (API root, key). The key reaches the host only through its environment.
+ */
 export interface ModelEndpoint {
-  /**
-   * The provider's base URL as its SDK takes it, version segment included
-   * (`https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`); undefined: the provider's own.
-   */
-  baseUrl?: string;
-  /** The model; undefined: the recipe's default (a stub model name for verify). */
-  model?: ModelRef;
-  /** The credential variables to set (name → value), chosen by the caller. */
-  credentials: Readonly<Record<string, string>>;
+  /** The API root, version segment included: `https://api.openai.com/v1`, `http://127.0.0.1:PORT/v1`. */
+  baseUrl: string;
+  /** The wire protocol the endpoint speaks. */
+  protocol: WireProtocol;
+  /** The model id the host asks for; undefined: the recipe's stub model name. */
+  model?: string;
+  /** The API key; undefined: a placeholder (the stub, a local server that takes none). */
+  apiKey?: string;
 }
 
 /** What a recipe knows about the run it prepares. */
@@ -70,7 +67,8 @@ export interface Launch extends Prepared {
 /** What a headless run that does work is for, and its limits. */
 export interface HeadlessOptions {
   prompt: string;
-  model?: ModelRef;
+  /** The model id (the endpoint's); hosts that take it as a flag get it there. */
+  model?: string;
   /** `act`: do the task in a deployed workspace; `learn`: edit an adapter copy (web tools denied). */
   purpose: "act" | "learn";
   /** The MCP servers (adapter names) the run should wait for before its first request, and whose tools it may call. */
@@ -113,8 +111,8 @@ export interface HostRecipe {
   host: HostId;
   /** The wire protocol the host speaks to its model by default (the stub's protocol). */
   protocol: StubProtocol;
-  /** The variables that may hold the host's credentials for `provider`, preferred first. */
-  credentialVariables(provider?: string): string[];
+  /** The wire protocols the host can speak to its model (its own, or any for a host with pluggable providers). */
+  protocols: readonly WireProtocol[];
   /** Pure: home files, environment and performed activation steps for one run. */
   prepare(context: RecipeContext): Prepared;
   /** Arguments of a one-turn discovery run (`hermit verify`). */

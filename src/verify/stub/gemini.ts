@@ -62,10 +62,11 @@ function geminiResponse(turn: StubTurn, model: string): unknown {
   for (const call of turn.toolCalls ?? []) parts.push({ functionCall: { name: call.name, args: call.arguments ?? {} } });
   return {
     candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+    // Gemini counts thoughts apart from the candidates.
     usageMetadata: {
       promptTokenCount: usage.input,
-      candidatesTokenCount: usage.output,
-      totalTokenCount: usage.input + usage.output + (usage.reasoning ?? 0),
+      candidatesTokenCount: usage.output - (usage.reasoning ?? 0),
+      totalTokenCount: usage.input + usage.output,
       ...(usage.cached ? { cachedContentTokenCount: usage.cached } : {}),
       ...(usage.reasoning ? { thoughtsTokenCount: usage.reasoning } : {}),
     },

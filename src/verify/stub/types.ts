@@ -80,18 +80,21 @@ export interface StubToolCall {
   input?: string;
 }
 
-/** One answer of the model: text, tool calls, or both, and the usage it reports. */
+/** One answer of the model: text, tool calls, or both, and the usage it reports; or a provider error. */
 export interface StubTurn {
   text?: string;
   toolCalls?: StubToolCall[];
   usage?: StubUsage;
+  /** Answer with this HTTP error instead (a provider refusing the call: 401, 429, 500…). */
+  error?: { status: number; message: string };
 }
 
 /**
  * A scripted agent: decides each answer from what the host sent. Undefined answers with the
- * stub's plain text reply.
+ * stub's plain text reply. It may answer later (a promise); one that never settles plays a
+ * model that never answers.
  */
-export type StubAgent = (conversation: Conversation, request: RecordedRequest) => StubTurn | undefined;
+export type StubAgent = (conversation: Conversation, request: RecordedRequest) => StubTurn | undefined | Promise<StubTurn | undefined>;
 
 /** How the stub answers one HTTP request. */
 export interface Answer {
