@@ -18,10 +18,10 @@ import { writeJson } from "../fs/json.js";
 import { getHost } from "../hosts/index.js";
 import type { HostId } from "../hosts/types.js";
 import type { PriceTable } from "../models/prices.js";
-import { AUDIT_LOG_ENV } from "../runtime/audit-log.js";
+import { AUDIT_LOG_ENV, auditLogSize } from "../runtime/audit-log.js";
 import { recipes } from "../verify/recipes/index.js";
 import type { ModelEndpoint } from "../verify/recipes/types.js";
-import { adapterUse, auditOffset, readAuditLog, skillsRead } from "./evidence.js";
+import { adapterToolCalls as servedCalls, adapterUse, skillsRead } from "./evidence.js";
 import { runHeadless } from "./headless.js";
 import { priceUsage } from "./usage.js";
 import type { ActResult } from "./types.js";
@@ -142,7 +142,7 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
   const deployed = await deploy({ adapter: rollout.adapter, workspace, host });
   const report = deployed.report!;
   await writeStartingFiles(workspace, request.files, new Set([RECORD_FILE, ...report.files.map((file) => file.path)]));
-  const offset = await auditOffset(rollout.auditLog);
+  const offset = await auditLogSize(rollout.auditLog);
   const run = await runHeadless({
     host,
     ...(settings.hostBin !== undefined ? { hostBin: settings.hostBin } : {}),
@@ -158,7 +158,7 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
     timeoutMs,
     ...(rollout.signal ? { signal: rollout.signal } : {}),
   });
-  const adapterToolCalls = await readAuditLog(rollout.auditLog, offset);
+  const adapterToolCalls = await servedCalls(rollout.auditLog, offset);
   const skills = skillsRead(run.transcript.toolCalls, report);
   const usage = priceUsage(host, run.transcript.usage, settings.modelName, settings.prices);
   const result: ActResult = {

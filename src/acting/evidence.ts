@@ -3,8 +3,8 @@
  * calls) and the adapter tools hermit's server ran (its audit log). Pure but for reading the
  * audit log.
  */
-import { open } from "node:fs/promises";
 import type { DeploymentReport } from "../deploy/record.js";
+import { readAuditLog } from "../runtime/audit-log.js";
 import type { AdapterToolCall, AdapterUse, HostToolCall } from "./types.js";
 
 /** Tools through which a host loads a skill by name (Claude `Skill`, Gemini `activate_skill`, OpenCode `skill`). */
@@ -48,50 +48,15 @@ export function skillsRead(calls: readonly HostToolCall[], report: DeploymentRep
   return report.exports.skills.filter((name) => read.has(name));
 }
 
-/** The size of `file` now (0 when it does not exist): where this run's audit lines will start. */
-export async function auditOffset(file: string): Promise<number> {
-  const handle = await open(file, "r").catch(() => undefined);
-  if (!handle) return 0;
-  try {
-    return (await handle.stat()).size;
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The audit lines appended to `file` from byte `offset` on, as adapter tool calls. A torn last line is skipped. */
-export async function readAuditLog(file: string, offset = 0): Promise<AdapterToolCall[]> {
-  const handle = await open(file, "r").catch(() => undefined);
-  if (!handle) return [];
-  let text: string;
-  try {
-    const size = (await handle.stat()).size;
-    const buffer = Buffer.alloc(Math.max(0, size - offset));
-    await handle.read(buffer, 0, buffer.length, offset);
-    text = buffer.toString("utf8");
-  } finally {
-    await handle.close();
-  }
-  const calls: AdapterToolCall[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    let record: Record<string, unknown>;
-    try {
-      record = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (typeof record.tool !== "string") continue;
-    const error = record.error as { message?: unknown } | undefined;
-    calls.push({
-      tool: record.tool,
-      arguments: record.arguments ?? {},
-      ok: error === undefined,
-      ...(error === undefined ? { result: record.result } : { error: String(error.message ?? "error") }),
-      ...(typeof record.time === "string" ? { time: record.time } : {}),
-    });
-  }
-  return calls;
+/** The adapter tool calls hermit's server recorded in `file` from byte `offset` on (this act's calls). */
+export async function adapterToolCalls(file: string, offset = 0): Promise<AdapterToolCall[]> {
+  return (await readAuditLog(file, offset)).map((record) => ({
+    tool: record.tool,
+    arguments: record.arguments ?? {},
+    ok: record.error === undefined,
+    ...(record.error === undefined ? { result: record.result } : { error: record.error.message }),
+    time: record.time,
+  }));
 }
 
 /** The evidence: skills read, adapter tools called (each once, in first-call order). */

@@ -4,7 +4,7 @@
  * interleave within a process; other processes appending to the same file (O_APPEND) get
  * whole lines too on a local file system.
  */
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { HermitError } from "../errors.js";
@@ -109,4 +109,39 @@ export function audited(backend: ToolBackend, log: AuditLog): ToolBackend {
       await log.close();
     },
   };
+}
+
+/** The size of the audit log `file` now (0 when it does not exist): where the next call's line will start. */
+export async function auditLogSize(file: string): Promise<number> {
+  return (await stat(file).catch(() => undefined))?.size ?? 0;
+}
+
+/**
+ * The records of `file` from byte `offset` on (the calls of one run, when several share a
+ * log). A line that is not a complete record (a writer killed mid-line) is skipped; a missing
+ * file has none.
+ */
+export async function readAuditLog(file: string, offset = 0): Promise<AuditRecord[]> {
+  const handle = await open(file, "r").catch(() => undefined);
+  if (!handle) return [];
+  let text: string;
+  try {
+    const size = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.max(0, size - offset));
+    await handle.read(buffer, 0, buffer.length, offset);
+    text = buffer.toString("utf8");
+  } finally {
+    await handle.close();
+  }
+  const records: AuditRecord[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const record = JSON.parse(line) as AuditRecord;
+      if (record !== null && typeof record === "object" && typeof record.tool === "string") records.push(record);
+    } catch {
+      // a torn line
+    }
+  }
+  return records;
 }

@@ -44,6 +44,16 @@ export function formatVerifyReport(report: VerifyReport): string {
     `${report.passed ? "passed" : "FAILED"}: ${found} of ${counted.length} guaranteed item(s) discovered` +
       (other > 0 ? `; ${other} best-effort or unsupported item(s) reported, not counted` : ""),
   );
+  if (report.exercise) {
+    lines.push("tools exercised (called once through the host):");
+    for (const tool of report.exercise) {
+      const served = tool.served ? (tool.served.ok ? "ran" : `ran, failed: ${tool.served.error}`) : "no record";
+      const detail = tool.passed
+        ? `called in request ${tool.calledIn} as ${tool.offeredAs}; hermit's server ${served}; the answer came back in request ${tool.returnedIn}`
+        : (tool.reason ?? "did not pass");
+      lines.push(`  ${tool.passed ? "✓" : "✗"} ${tool.tool}${tool.counted ? "" : " (not counted)"}: ${detail}`);
+    }
+  }
   if (report.warnings.length > 0) {
     lines.push("warnings:");
     for (const warning of report.warnings) lines.push(`  - ${warning}`);

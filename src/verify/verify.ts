@@ -10,12 +10,14 @@ import { join, resolve } from "node:path";
 import { GENERATED, type DeploymentReport } from "../deploy/record.js";
 import { locateDeployment } from "../deploy/workspace.js";
 import { HermitError } from "../errors.js";
+import { AUDIT_LOG_ENV, readAuditLog } from "../runtime/audit-log.js";
 import { getHost } from "../hosts/index.js";
 import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
 import { expectedItems } from "./expected.js";
 import { contextLines, findTool, modelFields, withoutContext } from "./evidence.js";
 import { agentFiles, readDeployment, remapWorkspace } from "./deployment.js";
 import { createIsolatedHome, type IsolatedHome } from "./home.js";
+import { exerciseAgent, exercisePrompt, judgeExercise, type ToolExercise, type ToolUnderTest } from "./exercise.js";
 import { judge, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
 import { runProcess, type RunResult } from "./process.js";
 import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, installHint } from "./programs.js";
@@ -39,6 +41,11 @@ export interface VerifyOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The prompt of the one-turn run. */
   prompt?: string;
+  /**
+   * Beyond discovery, have the stub model call each adapter tool once, and report whether the
+   * call reached hermit's server and its result came back to the model (`exercise`).
+   */
+  exerciseTools?: boolean;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
 }
@@ -48,7 +55,7 @@ export interface VerifyReport {
   host: HostId;
   /** The version the host program reported (`--version`), or `unknown`. */
   hostVersion: string;
-  /** True when every item the host declaration guarantees was discovered. */
+  /** True when every item the host declaration guarantees was discovered (and, exercising, every such tool passed). */
   passed: boolean;
   items: VerifiedItem[];
   /** The version hermit was verified with (docs/hosts.md), and the npm package. */
@@ -78,6 +85,8 @@ export interface VerifyReport {
   warnings: string[];
   /** The kept temporary home (`--keep` only). */
   home?: string;
+  /** With `--exercise-tools`: each adapter tool, called through the host. Counted tools must pass for `passed`. */
+  exercise?: ToolExercise[];
 }
 
 const HOST_RUN_TIMEOUT_MS = 90_000;
@@ -130,6 +139,10 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
     warnings.push(`a deploy was interrupted here (${pending}): the files may be half updated; run the deploy again, then verify`);
   }
 
+  const toolsCounted = (host.capabilities as CapabilityDeclaration).exports.tools.level === "guaranteed";
+  const exercised = options.exerciseTools
+    ? items.flatMap((item) => (item.kind === "tool" && item.server !== undefined ? [{ server: item.server, name: item.name, counted: toolsCounted }] : []))
+    : undefined;
   const home = await createIsolatedHome({ prefix: "hermit-verify-", marker: RUN_MARKER, from: env });
   let stub: StubModel | undefined;
   let snapshot: WorkspaceBackup | undefined;
@@ -137,8 +150,8 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   let changes: WorkspaceChanges = { removed: [], restored: [], unrestorable: [] };
   try {
     snapshot = await snapshotWorkspace(workspace);
-    stub = await startStubModel();
-    session = await runHost({ options, report, workspace, home, bin, stub, warnings, items });
+    stub = await startStubModel(exercised ? { agent: exerciseAgent(exercised, recipes[host.id]) } : {});
+    session = await runHost({ options, report, workspace, home, bin, stub, warnings, items, exercised });
   } finally {
     await stub?.close();
     await home.dispose(options.keep);
@@ -155,7 +168,7 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   return {
     host: host.id,
     hostVersion: session.version ?? "unknown",
-    passed: verdict.passed,
+    passed: verdict.passed && (session.exercise ?? []).every((tool) => !tool.counted || tool.passed),
     items: verdict.items,
     expectedHostVersion: program.version,
     npmPackage: program.npmPackage,
@@ -167,6 +180,7 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
     workspaceChanges: changes,
     warnings,
     ...(options.keep ? { home: home.dir } : {}),
+    ...(session.exercise ? { exercise: session.exercise } : {}),
   };
 }
 
@@ -179,6 +193,8 @@ interface HostRunInput {
   stub: StubModel;
   warnings: string[];
   items: readonly ExpectedItem[];
+  /** The tools to exercise (`--exercise-tools`). */
+  exercised?: readonly ToolUnderTest[];
 }
 
 interface HostRun {
@@ -187,6 +203,7 @@ interface HostRun {
   run: VerifyReport["run"];
   listings: VerifyReport["listings"];
   activation: VerifyReport["activation"];
+  exercise?: ToolExercise[];
 }
 
 /** Prepare the home, run the host once against the stub, then its listing commands. */
@@ -222,10 +239,18 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
     activation: remapWorkspace(report, workspace),
     agentFiles: await agentFiles(workspace, report),
   });
-  const launch: Launch = { ...prepared, args: recipe.discoveryArgs(options.prompt ?? DEFAULT_PROMPT) };
+  // Exercising, the host runs as it would to do work: allowed to call the adapter's tools,
+  // waiting for its servers, and passing the audit log on to them.
+  const exercised = input.exercised;
+  const auditLog = join(home.dir, "hermit-verify-audit.jsonl");
+  const servers = [...new Set(input.items.flatMap((item) => (item.kind === "tool" && item.server ? [item.server] : [])))];
+  const args = exercised
+    ? recipe.headlessArgs({ prompt: exercisePrompt(exercised), purpose: "act", servers, serverEnv: [AUDIT_LOG_ENV] })
+    : recipe.discoveryArgs(options.prompt ?? DEFAULT_PROMPT);
+  const launch: Launch = { ...prepared, args };
   warnings.push(...(launch.notes ?? []));
   await home.write(launch.homeFiles);
-  const env = { ...home.env, ...launch.env };
+  const env = { ...home.env, ...launch.env, ...(exercised ? { [AUDIT_LOG_ENV]: auditLog } : {}) };
   log(`verify: ${program.bin} ${launch.args.join(" ")} (in ${workspace}, home ${home.dir})`);
   let run = await runProcess({ argv: [bin, ...launch.args], cwd: workspace, env, timeoutMs, signal: options.signal });
   throwIfAborted(options.signal);
@@ -234,19 +259,20 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   const firstRun = run;
 
   // A host that did not wait for its MCP servers is run once more, told to wait for them.
-  const servers = unofferedServers(input.items, recipe, [...stub.requests]);
-  const patient = servers.length > 0 ? recipe.waitForServers?.(launch, servers) : undefined;
+  const missing = exercised ? [] : unofferedServers(input.items, recipe, [...stub.requests]);
+  const patient = missing.length > 0 ? recipe.waitForServers?.(launch, missing) : undefined;
   if (patient) {
-    log(`verify: tools of ${servers.join(", ")} missing; ${program.bin} ${patient.args.join(" ")} (waiting for MCP servers)`);
+    log(`verify: tools of ${missing.join(", ")} missing; ${program.bin} ${patient.args.join(" ")} (waiting for MCP servers)`);
     run = await runProcess({ argv: [bin, ...patient.args], cwd: workspace, env: { ...home.env, ...patient.env }, timeoutMs, signal: options.signal });
     throwIfAborted(options.signal);
     warnings.push(
-      `${program.bin}'s first request lacked the tools of ${servers.join(", ")}; it was run again, told to wait for its MCP servers ` +
+      `${program.bin}'s first request lacked the tools of ${missing.join(", ")}; it was run again, told to wait for its MCP servers ` +
         `(${summarize(run)})`,
     );
     runOutput += `\n${run.stdout}\n${run.stderr}`;
   }
   const requests: RecordedRequest[] = [...stub.requests];
+  const served = exercised ? (await readAuditLog(auditLog)).map((record) => ({ tool: record.tool, ok: !record.error, result: record.result, ...(record.error ? { error: record.error.message } : {}) })) : [];
 
   const listings: ListingOutput[] = [];
   const listingRuns: VerifyReport["listings"] = [];
@@ -285,6 +311,7 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
     },
     listings: listingRuns,
     activation: { performed: launch.performed, notPerformed },
+    ...(exercised ? { exercise: judgeExercise(exercised, recipe, requests, served) } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { createConnection } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { protocolOf, startStubModel, type StubModel } from "../../src/verify/stub-model.js";
+import { conversationOf, protocolOf, startStubModel, type StubAgent, type StubModel } from "../../src/verify/stub-model.js";
 import { hostBinDir, skipBecause } from "../helpers.js";
 
 /** The host CLIs' own node_modules (beside their .bin folder). */
@@ -161,5 +161,94 @@ describe("stub model: the vendors' SDKs complete a streamed answer", () => {
       "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
       "/v1beta/models/gemini-2.5-flash:generateContent",
     ]);
+  });
+});
+
+describe("stub model: a scripted agent's tool calls reach the vendors' SDKs", () => {
+  const usage = { input: 40, output: 9, cached: 4, reasoning: 3 };
+  const agent: StubAgent = (conversation) => {
+    const result = conversation.items.find((item) => item.type === "tool-result");
+    if (result) return { text: `saw ${result.text}`, usage };
+    return { toolCalls: [{ name: conversation.tools[0]!.name, arguments: { text: "a b c" } }], usage };
+  };
+
+  it.skipIf(skipBecause(noSdk("@anthropic-ai/sdk")))("Anthropic Messages: a streamed tool_use, then the tool_result read back", async () => {
+    stub = await startStubModel({ agent });
+    const { default: Anthropic } = await importSdk("@anthropic-ai/sdk", "index.mjs");
+    const client = new Anthropic({ apiKey: "x", baseURL: stub.url, maxRetries: 0 });
+    const tools = [{ name: "count", description: "count", input_schema: { type: "object", properties: { text: { type: "string" } } } }];
+    const first = await client.messages.stream({ model: "m", max_tokens: 64, tools, messages: [{ role: "user", content: "go" }] }).finalMessage();
+    expect(first.stop_reason).toBe("tool_use");
+    const call = first.content.find((block: { type: string }) => block.type === "tool_use");
+    expect(call).toMatchObject({ name: "count", input: { text: "a b c" } });
+    expect(first.usage).toMatchObject({ input_tokens: 36, cache_read_input_tokens: 4, output_tokens: 9 });
+    const second = await client.messages.create({
+      model: "m",
+      max_tokens: 64,
+      tools,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: first.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: "3" }] },
+      ],
+    });
+    expect(second.content).toEqual([{ type: "text", text: "saw 3" }]);
+    expect(conversationOf(stub.requests[1]!)?.items.at(-1)).toEqual({ type: "tool-result", id: call.id, text: "3" });
+  });
+
+  it.skipIf(skipBecause(noSdk("openai")))("OpenAI Responses: function calls (in a namespace), free-form calls and tool search", async () => {
+    stub = await startStubModel({
+      agent: () => ({
+        toolCalls: [
+          { name: "count", namespace: "mcp__x", arguments: { text: "a" } },
+          { name: "apply_patch", kind: "custom", input: "*** Begin Patch\n*** End Patch\n" },
+          { name: "tool_search", kind: "tool-search", arguments: { query: "count" } },
+        ],
+        usage,
+      }),
+    });
+    const { default: OpenAI } = await importSdk("openai", "index.mjs");
+    const client = new OpenAI({ apiKey: "x", baseURL: `${stub.url}/v1`, maxRetries: 0 });
+    const stream = client.responses.stream({ model: "gpt-test", input: "go" });
+    const response = await stream.finalResponse();
+    expect(response.output.map((item: { type: string }) => item.type)).toEqual(["function_call", "custom_tool_call", "tool_search_call"]);
+    expect(response.output[0]).toMatchObject({ name: "count", namespace: "mcp__x", arguments: '{"text":"a"}' });
+    expect(response.output[1]).toMatchObject({ name: "apply_patch", input: "*** Begin Patch\n*** End Patch\n" });
+    expect(response.usage).toMatchObject({ input_tokens: 40, output_tokens: 9, input_tokens_details: { cached_tokens: 4 }, output_tokens_details: { reasoning_tokens: 3 } });
+  });
+
+  it.skipIf(skipBecause(noSdk("openai")))("OpenAI Chat Completions: streamed tool_calls with finish_reason tool_calls", async () => {
+    stub = await startStubModel({ agent });
+    const { default: OpenAI } = await importSdk("openai", "index.mjs");
+    const client = new OpenAI({ apiKey: "x", baseURL: `${stub.url}/v1`, maxRetries: 0 });
+    const tools = [{ type: "function", function: { name: "count", parameters: { type: "object", properties: { text: { type: "string" } } } } }];
+    const stream = client.chat.completions.stream({ model: "m", tools, messages: [{ role: "user", content: "go" }], stream_options: { include_usage: true } });
+    const completion = await stream.finalChatCompletion();
+    expect(completion.choices[0].finish_reason).toBe("tool_calls");
+    expect(completion.choices[0].message.tool_calls).toMatchObject([{ type: "function", function: { name: "count", arguments: '{"text":"a b c"}' } }]);
+    expect(completion.usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 9 });
+  });
+
+  it.skipIf(skipBecause(noSdk("@google/genai")))("Gemini: a functionCall part, and thoughts counted apart from the candidates", async () => {
+    stub = await startStubModel({ agent });
+    const { GoogleGenAI } = await importSdk("@google/genai", "dist/node/index.mjs");
+    const client = new GoogleGenAI({ apiKey: "x", httpOptions: { baseUrl: stub.url } });
+    const response = await client.models.generateContent({
+      model: "gemini-2.5-flash",
+      contents: "go",
+      config: { tools: [{ functionDeclarations: [{ name: "count", parametersJsonSchema: { type: "object", properties: { text: { type: "string" } } } }] }] },
+    });
+    expect(response.functionCalls).toMatchObject([{ name: "count", args: { text: "a b c" } }]);
+    expect(response.usageMetadata).toMatchObject({ promptTokenCount: 40, candidatesTokenCount: 6, thoughtsTokenCount: 3, cachedContentTokenCount: 4, totalTokenCount: 49 });
+  });
+
+  it("a provider error, in the provider's own shape; an agent that throws is a 500", async () => {
+    stub = await startStubModel({ agent: (conversation) => (conversation.tools.length === 0 ? { error: { status: 401, message: "no key" } } : (() => { throw new Error("bad script"); })()) });
+    const refused = await fetch(`${stub.url}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ type: "error", error: { type: "authentication_error", message: "no key" } });
+    const broken = await fetch(`${stub.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [], tools: [{ type: "function", function: { name: "f" } }] }) });
+    expect(broken.status).toBe(500);
+    expect(JSON.stringify(await broken.json())).toMatch(/scripted agent failed: bad script/);
   });
 });

@@ -4,16 +4,15 @@
  * exits by the same signal.
  */
 import type { Command } from "commander";
+import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
 import type { CommandRegistration } from "../program.js";
 
 const DEFAULT_TIMEOUT_SECONDS = 90;
 
 function seconds(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new HermitError("USAGE", `--timeout must be a positive number of seconds, not '${value}'`, { option: "timeout", value });
-  }
+  const parsed = parseDuration(value);
+  if (parsed === undefined) throw new HermitError("USAGE", `--timeout must be ${DURATION_HINT}, not '${value}'`, { option: "timeout", value });
   return parsed;
 }
 
@@ -31,10 +30,11 @@ export const register: CommandRegistration = (program: Command, run) => {
     )
     .requiredOption("--workspace <dir>", "workspace deployed with `hermit deploy` (holds .hermit-deploy.json)")
     .option("--host-bin <path>", "the host executable to run (default: found on PATH)")
-    .option("--timeout <seconds>", "time limit of the host run", String(DEFAULT_TIMEOUT_SECONDS))
+    .option("--timeout <duration>", "time limit of the host run (seconds, or 90s, 10m)", String(DEFAULT_TIMEOUT_SECONDS))
+    .option("--exercise-tools", "also have the stub model call each adapter tool once, and check that the call reached hermit's server and its result came back to the model")
     .option("--keep", "keep the temporary home (with the recorded requests and the host output) and print its path")
     .option("--json", "print { host, hostVersion, passed, items: [{ kind, name, discovered, evidence, … }], … } as JSON")
-    .action(async (options: { workspace: string; hostBin?: string; timeout: string; keep?: boolean; json?: boolean }) =>
+    .action(async (options: { workspace: string; hostBin?: string; timeout: string; keep?: boolean; exerciseTools?: boolean; json?: boolean }) =>
       run(Boolean(options.json), async () => {
         const { verifyWorkspace } = await import("../../verify/verify.js");
         const { formatVerifyReport } = await import("../../verify/format.js");
@@ -53,6 +53,7 @@ export const register: CommandRegistration = (program: Command, run) => {
             workspace: options.workspace,
             ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}),
             keep: Boolean(options.keep),
+            exerciseTools: Boolean(options.exerciseTools),
             timeoutMs,
             signal: controller.signal,
             log: (line) => process.stderr.write(`${line}\n`),

@@ -17,7 +17,7 @@ const API = {
   "openai-chat": { api: "openai-completions", url: (root: string) => root },
   "openai-responses": { api: "openai-responses", url: (root: string) => root },
   "anthropic-messages": { api: "anthropic-messages", url: withoutVersion },
-  gemini: { api: "google-generative-ai", url: withoutVersion },
+  gemini: { api: "google-generative-ai", url: (root: string) => `${withoutVersion(root)}/v1beta` },
 } as const;
 
 export const piRecipe: HostRecipe = {

@@ -18,7 +18,6 @@ import {
 /** The conversation of a Gemini request body. */
 export function readGemini(body: Record<string, unknown>, model: string): Conversation {
   const items: ConversationItem[] = [];
-  let calls = 0;
   for (const content of Array.isArray(body.contents) ? body.contents : []) {
     if (!isObject(content)) continue;
     const role = content.role === "model" ? "assistant" : "user";
@@ -27,7 +26,8 @@ export function readGemini(body: Record<string, unknown>, model: string): Conver
       if (typeof part.text === "string" && part.thought !== true) items.push({ type: "text", role, text: part.text });
       else if (isObject(part.functionCall)) {
         const call = part.functionCall;
-        items.push({ type: "tool-call", id: String(call.id ?? `call_${calls++}`), name: String(call.name), arguments: call.args ?? {} });
+        // Without ids, a call and its response pair up by the function's name.
+        items.push({ type: "tool-call", id: String(call.id ?? call.name), name: String(call.name), arguments: call.args ?? {} });
       } else if (isObject(part.functionResponse)) {
         const response = part.functionResponse;
         items.push({
