@@ -48,6 +48,7 @@ export type { VerifyOptions, VerifyReport } from "./verify/verify.js";
 export { formatVerifyReport } from "./verify/format.js";
 export { startStubModel } from "./verify/stub-model.js";
 export type { RecordedRequest, StubModel, StubModelOptions, StubProtocol } from "./verify/stub-model.js";
+export type { Conversation, ConversationItem, OfferedTool, StubAgent, StubToolCall, StubTurn, StubUsage } from "./verify/stub-model.js";
 
 // Train
 export { train } from "./builtins.js";

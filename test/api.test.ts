@@ -46,8 +46,8 @@ describe("the public API", () => {
     );
   });
 
-  it("`hermit/plugin` exports the define helpers and the plugin API version", () => {
-    expect(Object.keys(plugin).sort()).toEqual(["PLUGIN_API_VERSION", "defineEvolver", "defineTask"]);
+  it("`hermit/plugin` exports the define helpers (hostTask among them) and the plugin API version", () => {
+    expect(Object.keys(plugin).sort()).toEqual(["PLUGIN_API_VERSION", "defineEvolver", "defineTask", "hostTask"]);
     expect(plugin.PLUGIN_API_VERSION).toMatch(/^\d+\.\d+$/);
   });
 

@@ -10,11 +10,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { hostTask, type Split } from "hermit";
+import { hostTask, type Split } from "hermit/plugin";
 
 interface FixInstance {
   id: string;
   split: Split;
+  [key: string]: unknown;
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -153,12 +153,12 @@ describe("hermit verify: bad input (exit 2)", () => {
     expect(await readTree(workspace)).toEqual(before);
   });
 
-  it("rejects a bad --timeout, with --json as one JSON document", async () => {
+  it("rejects a bad --timeout (a duration: seconds, 90s, 10m), with --json as one JSON document", async () => {
     const workspace = await tempDir();
     await deploy({ adapter: exampleAdapter, workspace, host: "opencode" });
     const run = await runCli(["verify", "--workspace", workspace, "--timeout", "soon"]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("--timeout must be a positive number of seconds");
+    expect(run.stderr).toContain("--timeout must be a positive duration such as 90, 90s, 10m or 1h");
     const json = await runCli(["verify", "--workspace", workspace, "--timeout", "0", "--json"]);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "USAGE", option: "timeout", value: "0" } });
