@@ -22,7 +22,7 @@ import { AUDIT_LOG_ENV, auditLogSize } from "../runtime/audit-log.js";
 import { recipes } from "../verify/recipes/index.js";
 import type { ModelEndpoint } from "../verify/recipes/types.js";
 import { adapterToolCalls as servedCalls, adapterUse, skillsRead } from "./evidence.js";
-import { runHeadless } from "./headless.js";
+import { runHeadless, turnEnd } from "./headless.js";
 import { priceUsage } from "./usage.js";
 import type { ActResult } from "./types.js";
 
@@ -74,8 +74,6 @@ export interface RolloutActing {
   /** Remove the workspaces of every act (after scoring). Idempotent. */
   close(): Promise<void>;
 }
-
-const STDERR_TAIL_LINES = 20;
 
 /** The rollout's acting scope: `ctx.act` of a Task. */
 export function actingFor(settings: ActorSettings, rollout: ActRollout): RolloutActing {
@@ -162,7 +160,7 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
   const skills = skillsRead(run.transcript.toolCalls, report);
   const usage = priceUsage(host, run.transcript.usage, settings.modelName, settings.prices);
   const result: ActResult = {
-    host,
+    ...turnEnd(run),
     transcript: run.process.stdout,
     ...(run.transcript.finalMessage !== undefined ? { finalMessage: run.transcript.finalMessage } : {}),
     toolCalls: run.transcript.toolCalls,
@@ -170,11 +168,6 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
     skillsRead: skills,
     adapterUse: adapterUse(skills, adapterToolCalls),
     ...(usage ? { usage } : {}),
-    exitCode: run.process.timedOut || run.process.aborted ? null : run.process.exitCode,
-    timedOut: run.process.timedOut,
-    ...(run.transcript.error !== undefined ? { hostError: run.transcript.error } : {}),
-    ...(run.process.spawnError !== undefined ? { hostError: `could not start: ${run.process.spawnError}` } : {}),
-    stderrTail: run.process.stderr.trimEnd().split(/\r?\n/).slice(-STDERR_TAIL_LINES).join("\n"),
     durationMs: run.process.durationMs,
     workspace,
   };

@@ -65,6 +65,47 @@ export interface HeadlessRun {
 }
 
 const RUN_MARKER = "HERMIT_HOST_RUN";
+const STDERR_TAIL_LINES = 20;
+
+/** How a host's turn ended, as a scorer or a learner step judges it. */
+export interface TurnEnd {
+  host: HostId;
+  /** The exit code; null when the host was stopped (time limit, interruption) or never started. */
+  exitCode: number | null;
+  timedOut: boolean;
+  /** What the host said went wrong in its output, or why it could not start. */
+  hostError?: string;
+  /** The last lines of its stderr. */
+  stderrTail: string;
+}
+
+/** The end of a run, from its process and its transcript. */
+export function turnEnd(run: HeadlessRun): TurnEnd {
+  const { process: result, transcript } = run;
+  const hostError = result.spawnError !== undefined ? `could not start: ${result.spawnError}` : transcript.error;
+  return {
+    host: run.host,
+    exitCode: result.timedOut || result.aborted ? null : result.exitCode,
+    timedOut: result.timedOut,
+    ...(hostError !== undefined ? { hostError } : {}),
+    stderrTail: result.stderr.trimEnd().split(/\r?\n/).slice(-STDERR_TAIL_LINES).join("\n"),
+  };
+}
+
+/**
+ * Why a turn could not be measured, or undefined when it finished: the host timed out, was
+ * stopped, exited non-zero, or said in its output that the turn failed (Pi exits 0 when its
+ * model call fails; a turn or budget limit cut it short).
+ */
+export function unmeasured(end: TurnEnd): string | undefined {
+  const tail = end.stderrTail.trim() ? `\n${end.stderrTail.trim()}` : "";
+  const said = end.hostError ? ` (${end.hostError})` : "";
+  if (end.timedOut) return `${end.host} did not finish within the time limit and was stopped${tail}`;
+  if (end.exitCode === null) return `${end.host} was stopped before it finished${said}${tail}`;
+  if (end.exitCode !== 0) return `${end.host} exited with code ${end.exitCode}${said}${tail}`;
+  if (end.hostError) return `${end.host} reported that its turn failed${said}${tail}`;
+  return undefined;
+}
 
 /** Run the host once, headless; never throws for what the host did (see `process`). */
 export async function runHeadless(options: HeadlessRunOptions): Promise<HeadlessRun> {

@@ -5,6 +5,7 @@
  * not start) is a `null` score with the reason as feedback, never a 0.
  */
 import type { ActRequest } from "./act.js";
+import { unmeasured } from "./headless.js";
 import type { ActResult, AdapterUse, HostUsage } from "./types.js";
 
 /** What a host task's rollout needs from the Trainer's rollout context. */
@@ -50,21 +51,6 @@ export interface HostTask<Instance extends { id: string }, InstancesArgs extends
   instances(...args: InstancesArgs): Instance[] | Promise<Instance[]>;
   rollout(instance: Instance, context: ActingContext): Promise<HostRolloutResult>;
   close?(): void | Promise<void>;
-}
-
-/**
- * Why a turn could not be measured, or undefined when it finished: the host timed out, was
- * stopped, exited non-zero, or said in its output that the turn failed (Pi exits 0 when its
- * model call fails; a turn or budget limit cut it short).
- */
-export function unmeasured(result: ActResult): string | undefined {
-  const tail = result.stderrTail.trim() ? `\n${result.stderrTail.trim()}` : "";
-  const said = result.hostError ? ` (${result.hostError})` : "";
-  if (result.timedOut) return `${result.host} did not finish within the time limit and was stopped${tail}`;
-  if (result.exitCode === null) return `${result.host} was stopped before it finished${said}${tail}`;
-  if (result.exitCode !== 0) return `${result.host} exited with code ${result.exitCode}${said}${tail}`;
-  if (result.hostError) return `${result.host} reported that its turn failed${said}${tail}`;
-  return undefined;
 }
 
 /** One line for the learner: did the agent use the adapter. */

@@ -50,6 +50,13 @@ export function fixedMatch(manifest: Manifest): (path: string) => boolean {
   return isFixed;
 }
 
+/** True for a path a candidate may change: one a learnable pattern of `manifest` matches and no fixed one does. */
+export function learnableMatch(manifest: Manifest): (path: string) => boolean {
+  const isFixed = fixedMatch(manifest);
+  const matchers = (manifest.structure?.learnable ?? []).map((rule) => matcher(rule.path));
+  return (path) => !isFixed(path) && matchers.some((match) => match(path));
+}
+
 export const fixedFilesRule: Rule = ({ candidate, root }) => {
   const isFixed = fixedMatch(root.manifest);
   const issues: Issue[] = [];

@@ -11,4 +11,6 @@ export const builtinEvolvers: Record<string, () => Promise<Evolver>> = {
   noop: async () => (await import("./noop.js")).noop,
   /** Reflective rewriting of the adapter's text files by a learner model (`--learner-model`). */
   reflect: async () => (await import("./reflect/reflect.js")).reflect,
+  /** A coding-agent host edits a scratch copy of the candidate (`--learner-host`, `--learner-model`). */
+  agent: async () => (await import("./agent/agent.js")).agent,
 };

@@ -63,7 +63,7 @@ export async function findOnPath(name: string): Promise<string | undefined> {
 export interface IsolationOptions {
   /** Keep the network (a coding-agent host must reach its model). Default false: no network. */
   network?: boolean;
-  /** Directories hidden behind an empty tmpfs (e.g. the user's real home). */
+  /** Directories hidden behind an empty, read-only tmpfs (e.g. the user's real home). */
   hidden?: readonly string[];
   /** A descriptor bwrap reports the namespace's first process on. */
   infoFd?: number;
@@ -83,7 +83,7 @@ export function isolatedArgv(bwrap: string, command: string[], writable: readonl
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
-    ...(options.hidden ?? []).flatMap((dir) => ["--tmpfs", dir]),
+    ...(options.hidden ?? []).flatMap((dir) => ["--tmpfs", dir, "--remount-ro", dir]),
     ...writable.flatMap((dir) => ["--bind", dir, dir]),
     ...(options.network ? [] : ["--unshare-net"]),
     "--unshare-pid",

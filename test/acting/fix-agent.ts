@@ -65,6 +65,7 @@ export function workingDirectory(text: string): string | undefined {
     /Current working directory: (\S+)/,
     /Working directory: (\S+)/,
     /AGENTS\.md instructions for (\S+)/,
+    /<cwd>([^<\s]+)<\/cwd>/,
     /\*\*Workspace Directories:\*\*\s*-\s*(\S+)/,
     /(\/[^\s"'`<>]+)\/(?:GEMINI|AGENTS|CLAUDE)\.md/,
   ];
