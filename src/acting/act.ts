@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { resolveInside } from "../adapter/files.js";
 import { deploy } from "../deploy/deploy.js";
-import { RECORD_FILE } from "../deploy/record.js";
 import { DURATION_HINT, parseDuration } from "../duration.js";
 import { HermitError } from "../errors.js";
 import { writeJson } from "../fs/json.js";
@@ -112,21 +111,13 @@ function checkRequest(settings: ActorSettings, request: ActRequest): { host: Hos
   return { host, timeoutMs };
 }
 
-/**
- * Write the instance's starting files beside the deployed ones. Deploy takes an empty (or
- * hermit-generated) directory, so the files come after it; a starting file at a path the
- * deployment owns (`CLAUDE.md`, `.mcp.json`, …) is refused rather than overwriting it.
- */
-async function writeStartingFiles(workspace: string, files: ActRequest["files"], deployed: ReadonlySet<string>): Promise<void> {
+/** Write the instance's starting files into the fresh workspace (the deployment comes after, beside them). */
+async function writeStartingFiles(workspace: string, files: ActRequest["files"]): Promise<void> {
   for (const [path, content] of Object.entries(files ?? {})) {
     if (typeof content !== "string" && !(content instanceof Uint8Array)) {
       throw new HermitError("USAGE", `ctx.act: files['${path}'] must be a string or bytes`, { path });
     }
     const target = resolveInside(workspace, path);
-    const relative = path.split(/[\\/]+/).filter((part) => part !== "" && part !== ".").join("/");
-    if (deployed.has(relative)) {
-      throw new HermitError("USAGE", `ctx.act: the starting file '${path}' is a file the deployment writes; rename it in the task's files`, { path });
-    }
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, content, { flag: "wx" });
   }
@@ -137,9 +128,11 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
   const { host, timeoutMs } = checkRequest(settings, request);
   const workspace = await realpath(await mkdtemp(join(settings.workRoot ?? tmpdir(), "hermit-act-")));
   keep(workspace);
-  const deployed = await deploy({ adapter: rollout.adapter, workspace, host });
+  await writeStartingFiles(workspace, request.files);
+  // Deployed as into a user's project: a managed block in an instruction file the instance
+  // brings, hermit's entries beside its own in a config file it brings.
+  const deployed = await deploy({ adapter: rollout.adapter, workspace, host, existing: true });
   const report = deployed.report!;
-  await writeStartingFiles(workspace, request.files, new Set([RECORD_FILE, ...report.files.map((file) => file.path)]));
   const offset = await auditLogSize(rollout.auditLog);
   const run = await runHeadless({
     host,

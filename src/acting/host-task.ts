@@ -6,6 +6,7 @@
  */
 import type { ActRequest } from "./act.js";
 import { unmeasured } from "./headless.js";
+import { trainerUsage } from "./usage.js";
 import type { ActResult, AdapterUse, HostUsage } from "./types.js";
 
 /** What a host task's rollout needs from the Trainer's rollout context. */
@@ -63,17 +64,6 @@ export function adapterUseLine(use: AdapterUse): string {
   return `adapter used: yes (${parts.join("; ")})`;
 }
 
-/** The usage in the Trainer's rollout shape: only what the host reported. */
-function rolloutUsage(usage: HostUsage | undefined): HostRolloutResult["usage"] {
-  if (!usage) return undefined;
-  const out = {
-    ...(usage.input !== undefined ? { inputTokens: usage.input } : {}),
-    ...(usage.output !== undefined ? { outputTokens: usage.output } : {}),
-    ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
-  };
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
 export function hostTask<Instance extends { id: string }, InstancesArgs extends unknown[]>(
   options: HostTaskOptions<Instance, InstancesArgs>,
 ): HostTask<Instance, InstancesArgs> {
@@ -88,8 +78,9 @@ export function hostTask<Instance extends { id: string }, InstancesArgs extends 
         ...(options.host !== undefined ? { host: options.host } : {}),
         ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
       });
+      const usage = trainerUsage(result.usage);
       const measured = {
-        ...(rolloutUsage(result.usage) ? { usage: rolloutUsage(result.usage) } : {}),
+        ...(usage ? { usage } : {}),
         ...(result.usage ? { tokens: result.usage } : {}),
         adapterUse: result.adapterUse,
       };

@@ -25,3 +25,14 @@ export function priceUsage(host: HostId, usage: HostUsage | undefined, modelName
   const cost = modelName && prices ? costOf(tokens, priceOf(modelName, prices)) : undefined;
   return cost === undefined ? tokens : { ...tokens, costUsd: cost, costSource: "price-table" };
 }
+
+/** Usage in the Trainer's record shape (`inputTokens`, `outputTokens`, `costUsd`): only what was reported. */
+export function trainerUsage(usage: HostUsage | undefined): { inputTokens?: number; outputTokens?: number; costUsd?: number } | undefined {
+  if (!usage) return undefined;
+  const out = {
+    ...(usage.input !== undefined ? { inputTokens: usage.input } : {}),
+    ...(usage.output !== undefined ? { outputTokens: usage.output } : {}),
+    ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -3,7 +3,6 @@
  * instruction, actor settings pointing a host at the stub model, the Task run the way the
  * Trainer runs a rollout, and the check that nothing of a host run is left alive.
  */
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { actingFor, type ActorSettings } from "../../src/acting/act.js";
@@ -14,7 +13,9 @@ import type { WireProtocol } from "../../src/models/providers.js";
 import { shippedPrices } from "../../src/models/prices.js";
 import { HOST_PROGRAMS } from "../../src/verify/programs.js";
 import type { StubModel } from "../../src/verify/stub-model.js";
+import { afterAll, beforeAll } from "vitest";
 import { copyDir, hostBinDir, noHost, repoRoot, tempDir } from "../helpers.js";
+import { processesIn } from "../verify/fixtures.js";
 
 export const EXAMPLE = join(repoRoot, "examples", "fix-tests-task");
 export const EXAMPLE_ADAPTER = join(EXAMPLE, "adapter");
@@ -115,21 +116,24 @@ export function stubUsage(stub: StubModel, counted: (index: number) => boolean =
 
 /** Live processes of a host run under `root` (the TMPDIR of the test): an isolated home there, or a cwd inside it. */
 export function hostProcesses(root: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      if (/^\d+ \(.*\) [ZX]/.test(stat)) continue;
-      const environ = readFileSync(`/proc/${entry}/environ`, "latin1").split("\0");
-      const cwd = readlinkSync(`/proc/${entry}/cwd`);
-      const marked = environ.some((variable) => variable.startsWith(`HOME=${root}/`));
-      if (marked || cwd.startsWith(`${root}/`)) {
-        found.push(`${entry}: ${readFileSync(`/proc/${entry}/cmdline`, "latin1").replace(/\0/g, " ").trim()}`);
-      }
-    } catch {
-      // exited, or not ours to read
-    }
-  }
-  return found;
+  return processesIn(`${root}/`);
+}
+
+/**
+ * Give the test file a TMPDIR of its own (isolated homes and workspaces go there, so what a
+ * run leaves behind is told apart from other runs on the machine); returns its path getter.
+ */
+export function ownTmpdir(prefix: string): () => string {
+  let tmp = "";
+  let saved: string | undefined;
+  beforeAll(async () => {
+    tmp = await tempDir(prefix);
+    saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  });
+  return () => tmp;
 }

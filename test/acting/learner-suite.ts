@@ -8,14 +8,14 @@ import { existsSync, readdirSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agent } from "../../src/evolvers/agent/agent.js";
 import type { HostId } from "../../src/hosts/types.js";
 import type { EvolverContext, LearningMaterial, StepResult } from "../../src/train/types.js";
 import { HOST_PROGRAMS } from "../../src/verify/programs.js";
 import { conversationOf, startStubModel, type StubAgent, type StubModel } from "../../src/verify/stub-model.js";
 import { copyDir, hostBinDir, noBwrap, skipBecause, tempDir } from "../helpers.js";
-import { EXAMPLE_ADAPTER, hostProcesses, skipReason, uninstructedAdapter } from "./fixtures.js";
+import { EXAMPLE_ADAPTER, hostProcesses, ownTmpdir, skipReason, uninstructedAdapter } from "./fixtures.js";
 import { ADDED_INSTRUCTION, learnerAgent } from "./learner-agent.js";
 
 const LEARNER_MODEL: Partial<Record<HostId, { name: string; key: string }>> = {
@@ -78,17 +78,7 @@ async function setup(host: HostId): Promise<Setup> {
 
 export function learnerSuite(host: HostId): void {
   const skip = skipBecause(skipReason(host) ?? noBwrap);
-  let tmp: string;
-  let savedTmp: string | undefined;
-  beforeAll(async () => {
-    tmp = await tempDir(`hermit-learn-${host}-`);
-    savedTmp = process.env.TMPDIR;
-    process.env.TMPDIR = tmp;
-  });
-  afterAll(() => {
-    if (savedTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = savedTmp;
-  });
+  const tmpdir = ownTmpdir(`hermit-learn-${host}-`);
 
   async function step(setupOf: Setup, agentScript: StubAgent, timeoutSeconds?: number): Promise<{ result: StepResult; stub: StubModel }> {
     const stub = await startStubModel({ agent: agentScript });
@@ -136,8 +126,8 @@ export function learnerSuite(host: HostId): void {
         expect(history).toMatch(/## Step 1/);
         expect(history).toMatch(/Changed: ADAPTER\.md/);
         expect(history).toMatch(/Dropped \(not learnable\): learning\/notes\.md, tools\.ts/);
-        expect(hostProcesses(tmp)).toEqual([]);
-        expect(readdirSync(tmp).filter((name) => name.startsWith("hermit-learn-") || name.startsWith("hermit-host-"))).toEqual([]);
+        expect(hostProcesses(tmpdir())).toEqual([]);
+        expect(readdirSync(tmpdir()).filter((name) => name.startsWith("hermit-learn-") || name.startsWith("hermit-host-"))).toEqual([]);
       } finally {
         for (const path of escapes.slice(1)) if (existsSync(path)) await writeFile(path, "");
       }
@@ -159,7 +149,7 @@ export function learnerSuite(host: HostId): void {
       expect(result.status).toBe("failed");
       expect(result.summary).toMatch(/did not finish within the time limit/);
       expect(Date.now() - started).toBeLessThan(60_000);
-      expect(hostProcesses(tmp)).toEqual([]);
+      expect(hostProcesses(tmpdir())).toEqual([]);
     });
 
     it.skipIf(skip)("a learner that exits non-zero is a failed step with its reason", { timeout: 180_000 }, async () => {
@@ -168,7 +158,7 @@ export function learnerSuite(host: HostId): void {
       expect(result.status).toBe("failed");
       expect(result.summary).toMatch(/exited with code [1-9]/);
       expect(result.summary).toMatch(/hermit stub: refused|400/);
-      expect(hostProcesses(tmp)).toEqual([]);
+      expect(hostProcesses(tmpdir())).toEqual([]);
     });
   });
 }

@@ -6,12 +6,12 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HostId } from "../../src/hosts/types.js";
 import { conversationOf, startStubModel, type StubAgent, type StubModel } from "../../src/verify/stub-model.js";
 import { skipBecause, tempDir } from "../helpers.js";
 import { fixTestsAgent } from "./fix-agent.js";
-import { EXAMPLE, actorFor, hostProcesses, instructedAdapter, runRollout, skipReason, stubUsage, uninstructedAdapter } from "./fixtures.js";
+import { EXAMPLE, actorFor, hostProcesses, ownTmpdir, instructedAdapter, runRollout, skipReason, stubUsage, uninstructedAdapter } from "./fixtures.js";
 
 export interface SuiteOptions {
   /** False for a host that offers no MCP tool (Pi without its extension): the skill path is taken. */
@@ -32,19 +32,9 @@ const TURN_TIMEOUT_MS = 150_000;
 
 export function actingSuite(host: HostId, options: SuiteOptions): void {
   const skip = skipBecause(skipReason(host));
-  let tmp: string;
-  let savedTmp: string | undefined;
   const task = async () => (await import(join(EXAMPLE, "task.ts"))).default;
 
-  beforeAll(async () => {
-    tmp = await tempDir(`hermit-act-${host}-`);
-    savedTmp = process.env.TMPDIR;
-    process.env.TMPDIR = tmp;
-  });
-  afterAll(() => {
-    if (savedTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = savedTmp;
-  });
+  const tmpdir = ownTmpdir(`hermit-act-${host}-`);
 
   async function withStub<T>(agent: StubAgent, run: (stub: StubModel) => Promise<T>): Promise<T> {
     const stub = await startStubModel({ agent });
@@ -103,7 +93,7 @@ export function actingSuite(host: HostId, options: SuiteOptions): void {
         expect(evidence.adapterUse).toEqual(act.adapterUse);
         expect(await readFile(join(rollout.evidenceDir, "act", "transcript.jsonl"), "utf8")).toBe(act.transcript);
         await expect(readFile(join(act.workspace, "src", "clamp.js"))).rejects.toThrow();
-        expect(hostProcesses(tmp)).toEqual([]);
+        expect(hostProcesses(tmpdir())).toEqual([]);
       });
     });
 
@@ -116,7 +106,7 @@ export function actingSuite(host: HostId, options: SuiteOptions): void {
         expect(result.feedback).toMatch(/The tests still fail/);
         expect(result.adapterUse).toEqual({ skillsRead: [], toolsCalled: [], used: false });
         expect(result.feedback).toMatch(/adapter used: no/);
-        expect(hostProcesses(tmp)).toEqual([]);
+        expect(hostProcesses(tmpdir())).toEqual([]);
       });
     });
 
@@ -130,7 +120,7 @@ export function actingSuite(host: HostId, options: SuiteOptions): void {
         expect(result.score).toBeNull();
         expect(result.feedback).toMatch(/did not finish within the time limit/);
         expect(Date.now() - started).toBeLessThan(60_000);
-        expect(hostProcesses(tmp)).toEqual([]);
+        expect(hostProcesses(tmpdir())).toEqual([]);
       });
     });
 
@@ -162,7 +152,7 @@ export function actingSuite(host: HostId, options: SuiteOptions): void {
           if (act.stderrTail.trim()) expect(result.feedback).toContain(act.stderrTail.trim().split("\n").at(-1));
           if (act.hostError) expect(result.feedback).toContain(act.hostError);
         }
-        expect(hostProcesses(tmp)).toEqual([]);
+        expect(hostProcesses(tmpdir())).toEqual([]);
       });
     });
   });

@@ -35,7 +35,11 @@ export async function adapterFor(host: HostId): Promise<string> {
  * skipped.
  */
 export function verifyProcesses(root: string): string[] {
-  const homePrefix = join(root, "hermit-verify-");
+  return processesIn(join(root, "hermit-verify-"));
+}
+
+/** Live processes whose HOME, or working directory, starts with `homePrefix` (zombies skipped). */
+export function processesIn(homePrefix: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;

@@ -6,7 +6,7 @@
  * pricing of the model id), `modelUsage` and the final text.
  */
 import type { HostToolCall, HostTranscript } from "../types.js";
-import { UsageSum, count, isObject, jsonEvents, settle, textOf } from "./shared.js";
+import { UsageSum, count, isObject, jsonEvents, transcript, settle, textOf } from "./shared.js";
 
 export function readClaudeCode(stdout: string): HostTranscript {
   const events = jsonEvents(stdout);
@@ -40,7 +40,7 @@ export function readClaudeCode(stdout: string): HostTranscript {
       usage = resultUsage(event);
     }
   }
-  return { ...(finalMessage !== undefined ? { finalMessage } : {}), toolCalls, ...(usage ? { usage } : {}), ...(error ? { error } : {}), events: events.length };
+  return transcript({ finalMessage, toolCalls, usage, error, events: events.length });
 }
 
 function resultUsage(event: Record<string, unknown>): HostTranscript["usage"] {

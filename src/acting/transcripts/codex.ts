@@ -6,7 +6,7 @@
  * `turn.failed` / `error` what went wrong.
  */
 import type { HostToolCall, HostTranscript } from "../types.js";
-import { UsageSum, count, isObject, jsonEvents } from "./shared.js";
+import { UsageSum, count, isObject, jsonEvents, transcript } from "./shared.js";
 
 function toolCall(item: Record<string, unknown>): HostToolCall | undefined {
   const failed = item.status === "failed";
@@ -63,5 +63,5 @@ export function readCodex(stdout: string): HostTranscript {
     }
   }
   const usage = sum.result();
-  return { ...(finalMessage !== undefined ? { finalMessage } : {}), toolCalls, ...(usage ? { usage } : {}), ...(error ? { error } : {}), events: events.length };
+  return transcript({ finalMessage, toolCalls, usage, error, events: events.length });
 }

@@ -7,7 +7,7 @@
  * read too.
  */
 import type { HostToolCall, HostTranscript } from "../types.js";
-import { UsageSum, count, isObject, jsonEvents, settle } from "./shared.js";
+import { UsageSum, count, isObject, jsonEvents, transcript, settle } from "./shared.js";
 
 /** Usage of a `-o json` document: summed over `stats.models`. */
 function documentUsage(stats: Record<string, unknown>): HostTranscript["usage"] {
@@ -81,5 +81,5 @@ export function readGemini(stdout: string): HostTranscript {
       if (isObject(event.stats)) usage = documentUsage(event.stats);
     }
   }
-  return { ...(finalMessage !== undefined ? { finalMessage } : {}), toolCalls, ...(usage ? { usage } : {}), ...(error ? { error } : {}), events: events.length };
+  return transcript({ finalMessage, toolCalls, usage, error, events: events.length });
 }

@@ -5,7 +5,7 @@
  * title OpenCode asks its model for first is not one of the steps.
  */
 import type { HostToolCall, HostTranscript } from "../types.js";
-import { UsageSum, count, isObject, jsonEvents } from "./shared.js";
+import { UsageSum, count, isObject, jsonEvents, transcript } from "./shared.js";
 
 export function readOpencode(stdout: string): HostTranscript {
   const events = jsonEvents(stdout);
@@ -46,5 +46,5 @@ export function readOpencode(stdout: string): HostTranscript {
     }
   }
   const usage = sum.result();
-  return { ...(finalMessage !== undefined ? { finalMessage } : {}), toolCalls, ...(usage ? { usage } : {}), ...(error ? { error } : {}), events: events.length };
+  return transcript({ finalMessage, toolCalls, usage, error, events: events.length });
 }

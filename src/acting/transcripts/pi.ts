@@ -4,7 +4,7 @@
  * without the cache), summed over messages; `tool_execution_end` carries each result.
  */
 import type { HostToolCall, HostTranscript } from "../types.js";
-import { UsageSum, count, isObject, jsonEvents, settle, textOf } from "./shared.js";
+import { UsageSum, count, isObject, jsonEvents, transcript, settle, textOf } from "./shared.js";
 
 export function readPi(stdout: string): HostTranscript {
   const events = jsonEvents(stdout);
@@ -43,5 +43,5 @@ export function readPi(stdout: string): HostTranscript {
     }
   }
   const usage = sum.result(model);
-  return { ...(finalMessage !== undefined ? { finalMessage } : {}), toolCalls, ...(usage ? { usage } : {}), ...(error ? { error } : {}), events: events.length };
+  return transcript({ finalMessage, toolCalls, usage, error, events: events.length });
 }

@@ -1,5 +1,5 @@
 /** Helpers the transcript readers share: JSON lines, numbers, usage sums. Pure. */
-import type { HostToolCall, HostUsage } from "../types.js";
+import type { HostToolCall, HostTranscript, HostUsage } from "../types.js";
 
 type Json = Record<string, unknown>;
 
@@ -81,4 +81,15 @@ export function settle(calls: Map<string, HostToolCall>, id: unknown, result: st
   if (!call) return;
   if (result !== undefined) call.result = result;
   if (isError) call.isError = true;
+}
+
+/** A transcript with only what was found (no `finalMessage`, `usage` or `error` keys when absent). */
+export function transcript(parts: { finalMessage?: string; toolCalls: HostToolCall[]; usage?: HostUsage; error?: string; events: number }): HostTranscript {
+  return {
+    ...(parts.finalMessage !== undefined ? { finalMessage: parts.finalMessage } : {}),
+    toolCalls: parts.toolCalls,
+    ...(parts.usage ? { usage: parts.usage } : {}),
+    ...(parts.error !== undefined ? { error: parts.error } : {}),
+    events: parts.events,
+  };
 }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readManifest } from "../../adapter/read.js";
 import { runHeadless, turnEnd, unmeasured } from "../../acting/headless.js";
-import { priceUsage } from "../../acting/usage.js";
+import { priceUsage, trainerUsage } from "../../acting/usage.js";
 import { learnableMatch } from "../../check/rules.js";
 import { errorMessage } from "../../errors.js";
 import { priceTable } from "../../models/prices.js";
@@ -29,17 +29,6 @@ const MESSAGE_CHARS = 600;
 
 function describeDropped(changes: Changes): string {
   return changes.dropped.map((entry) => `${entry.path} (${entry.reason})`).join(", ");
-}
-
-/** The step's usage for the Trainer: tokens as reported, cost from the host or the price table. */
-function stepUsage(usage: ReturnType<typeof priceUsage>): StepResult["usage"] {
-  if (!usage) return undefined;
-  const out = {
-    ...(usage.input !== undefined ? { inputTokens: usage.input } : {}),
-    ...(usage.output !== undefined ? { outputTokens: usage.output } : {}),
-    ...(usage.costUsd !== undefined ? { costUsd: usage.costUsd } : {}),
-  };
-  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 async function learn(ctx: AgentContext): Promise<StepResult> {
@@ -70,7 +59,7 @@ async function learn(ctx: AgentContext): Promise<StepResult> {
       timeoutMs: learner.timeoutMs,
       signal: ctx.signal,
     });
-    const usage = stepUsage(priceUsage(learner.host, run.transcript.usage, learner.modelName, priceTable()));
+    const usage = trainerUsage(priceUsage(learner.host, run.transcript.usage, learner.modelName, priceTable()));
     const message = (run.transcript.finalMessage ?? "").trim().slice(0, MESSAGE_CHARS);
     const changes = diffSnapshots(before, await snapshot(scratch), learnableMatch(manifest));
     const note = (status: LearnerNote["status"], text: string, changed: string[] = []): LearnerNote => ({
