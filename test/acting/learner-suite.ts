@@ -45,7 +45,7 @@ async function setup(host: HostId): Promise<Setup> {
     task: "fix-tests",
     accepted: { commit: "c0", tree: "t0", score: 0 },
     rollouts: [
-      { tree: "t0", split: "train", instance: "clamp", trial: 0, status: "ok", score: 0, feedback: "The tests still fail.\nadapter used: no", durationMs: 9000, evidenceDir, ranAt: 1 },
+      { tree: "t0", split: "train", instance: "clamp", instanceHash: "h0", task: "fix-tests", trial: 0, status: "ok", attempts: 1, score: 0, feedback: "The tests still fail.\nadapter used: no", durationMs: 9000, evidenceDir, ranAt: 1 },
     ],
     trainInstances: 3,
     batchScore: 0,
