@@ -1,8 +1,9 @@
 /**
  * How well a pool fragment matches what went wrong (pure): the failing rollouts' feedback is
  * compared with each fragment's description, word by word, weighting words by how rare they
- * are among the fragments (a word every fragment uses tells nothing) and failures by how badly
- * they scored.
+ * are among the fragments (a word most fragments use tells nothing) and failures by how badly
+ * they scored. A word in the feedback of every rollout of the batch (the grader's own phrasing,
+ * "answered", "text") tells nothing about what went wrong either, and is left out.
  */
 import type { RolloutRecord } from "../train/types.js";
 import type { Fragment } from "./pool.js";
@@ -51,6 +52,13 @@ export function failures(rollouts: RolloutRecord[]): Failure[] {
   });
 }
 
+/** Words in the feedback of every rollout of the batch (with two or more rollouts): they tell no rollout apart. */
+export function commonWords(rollouts: RolloutRecord[]): Set<string> {
+  if (rollouts.length < 2) return new Set();
+  const each = rollouts.map((record) => words([record.feedback, record.error].filter(Boolean).join(" ")));
+  return new Set([...each[0]!].filter((word) => each.every((set) => set.has(word))));
+}
+
 export interface Relevance {
   fragment: Fragment;
   score: number;
@@ -60,8 +68,8 @@ export interface Relevance {
   failures: number;
 }
 
-/** Relevance of every fragment to the failures (pure). */
-export function rankFragments(fragments: Fragment[], found: Failure[]): Relevance[] {
+/** Relevance of every fragment to the failures (pure); words in `ignore` never count as a match. */
+export function rankFragments(fragments: Fragment[], found: Failure[], ignore: Set<string> = new Set()): Relevance[] {
   const vocab = new Map(fragments.map((fragment) => [fragment.id, words(`${fragment.name.replace(/-/g, " ")} ${fragment.description}`)]));
   const documentFrequency = new Map<string, number>();
   for (const set of vocab.values()) for (const word of set) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
@@ -71,7 +79,7 @@ export function rankFragments(fragments: Fragment[], found: Failure[]): Relevanc
     return df === 1 || df * 2 <= fragments.length;
   };
   const idf = (word: string) => Math.log((fragments.length + 1) / (documentFrequency.get(word) ?? 1));
-  const failureWords = found.map((failure) => ({ weight: failure.weight, words: words(failure.text) }));
+  const failureWords = found.map((failure) => ({ weight: failure.weight, words: new Set([...words(failure.text)].filter((word) => !ignore.has(word))) }));
   return fragments.map((fragment) => {
     const own = [...vocab.get(fragment.id)!].filter(informative);
     const total = own.reduce((sum, word) => sum + idf(word), 0) || 1;

@@ -6,9 +6,11 @@
  * again from the same starting point. No model is involved.
  *
  * Order of moves: untried additions that match failures (best match first) → untried
- * additions that match nothing → removals of included fragments → additions rejected earlier
- * from a different starting point. Nothing left, or nothing failing in the whole train split:
- * `stop` (nothing failing in a sampled batch: `skipped`).
+ * additions that match nothing → removals of included fragments → additions that validation
+ * rejected (or could not decide on) earlier, from a different starting point. What a move led to
+ * is read back from the history: a move whose step never evaluated it (the step failed or was
+ * skipped) counts as untried. Nothing left, or nothing failing in the whole train split: `stop`
+ * (nothing failing in a sampled batch: `skipped`).
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -27,7 +29,7 @@ import {
   type Fragment,
   type Placement,
 } from "./pool.js";
-import { failures, rankFragments, type Relevance } from "./relevance.js";
+import { commonWords, failures, rankFragments, type Relevance } from "./relevance.js";
 
 export interface SelectMove {
   step: number;
@@ -87,7 +89,8 @@ export const select = defineEvolver<SelectOptions>({
       return { status: "stop", summary: "every rollout of the batch got the best score; nothing left to fix" };
     }
 
-    const move = chooseMove(pool, where, state, base, rankFragments(pool, failing), context.seed, context.step);
+    const ranked = rankFragments(pool, failing, commonWords(context.learningMaterial.rollouts));
+    const move = chooseMove(pool, where, state, base, ranked, context.seed, context.step);
     if (!move) {
       await saveState(context.workspace.state, state);
       return { status: "stop", summary: `search exhausted: every move from the current ${base.length} fragment(s) has been tried` };
@@ -113,6 +116,11 @@ interface Move {
   relevance: Relevance;
 }
 
+/** Step statuses that mean the move was tried: its candidate was evaluated (or found invalid). */
+const EVALUATED = new Set(["accepted", "rejected", "indecisive", "unmeasured", "invalid"]);
+/** Outcomes after which an addition may be tried again from another starting point. */
+const RETRYABLE = new Set(["rejected", "indecisive", "unmeasured"]);
+
 /** Pick the next move (pure apart from the seeded tie-break). */
 export function chooseMove(
   pool: Fragment[],
@@ -124,8 +132,11 @@ export function chooseMove(
   step: number,
 ): Move | undefined {
   const baseKey = base.join(",");
-  const triedHere = new Set(state.moves.filter((m) => m.base.join(",") === baseKey).map((m) => `${m.op}:${m.fragment}`));
-  const triedAnywhere = new Set(state.moves.map((m) => `${m.op}:${m.fragment}`));
+  const evaluated = state.moves.filter((m) => m.outcome === undefined || EVALUATED.has(m.outcome));
+  const triedHere = new Set(evaluated.filter((m) => m.base.join(",") === baseKey).map((m) => `${m.op}:${m.fragment}`));
+  const triedAnywhere = new Set(evaluated.map((m) => `${m.op}:${m.fragment}`));
+  // Only an addition validation turned down is worth another try elsewhere; an accepted one is in, an invalid one never fits.
+  const rejectedAdds = new Set(evaluated.filter((m) => m.op === "add" && RETRYABLE.has(m.outcome ?? "")).map((m) => m.fragment));
   const random = seededRandom(seed, step);
   const jitter = new Map(pool.map((fragment) => [fragment.id, random()]));
   const byRelevance = (a: Relevance, b: Relevance) => b.score - a.score || jitter.get(a.fragment.id)! - jitter.get(b.fragment.id)!;
@@ -136,7 +147,7 @@ export function chooseMove(
     [adds.filter((r) => r.score > 0 && !triedAnywhere.has(`add:${r.fragment.id}`)), "add"],
     [adds.filter((r) => r.score === 0 && !triedAnywhere.has(`add:${r.fragment.id}`)), "add"],
     [removes, "remove"],
-    [adds.filter((r) => r.score > 0), "add"],
+    [adds.filter((r) => r.score > 0 && rejectedAdds.has(r.fragment.id)), "add"],
   ];
   for (const [list, op] of tiers) if (list.length > 0) return { fragment: list[0].fragment, op, relevance: list[0] };
   return undefined;

@@ -3,7 +3,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { addFragment, isIncluded, readPlacement, readPool, removeFragment } from "../../src/evolvers/pool.js";
-import { failures, rankFragments } from "../../src/evolvers/relevance.js";
+import { commonWords, failures, rankFragments } from "../../src/evolvers/relevance.js";
 import { chooseMove, select, type SelectState } from "../../src/evolvers/select.js";
 import { train } from "../../src/builtins.js";
 import { defineTask } from "../../src/plugin.js";
@@ -42,7 +42,7 @@ describe("select: the pool", () => {
       "skills/skip-urls",
       "skills/split-hyphenated-words",
     ]);
-    expect(pool.find((fragment) => fragment.id === "skills/skip-numbers")?.description).toMatch(/^Numbers are figures, not words/);
+    expect(pool.find((fragment) => fragment.id === "skills/skip-numbers")?.description).toBe("Whether figures and amounts count as words of a text.");
   });
 
   it("adds and removes a section and a skill, leaving the adapter as it was", async () => {
@@ -55,8 +55,8 @@ describe("select: the pool", () => {
     await addFragment(adapter, section, where);
     await addFragment(adapter, skill, where);
     const context = await readFile(join(adapter, "ADAPTER.md"), "utf8");
-    expect(context).toContain("<!-- pool:html-comments -->\n## HTML comments");
-    expect(context).toContain("drop html-comments\n```\n<!-- /pool:html-comments -->\n");
+    expect(context).toContain("<!-- pool:html-comments -->\n## Hidden notes");
+    expect(context).toContain("leave them out of the count.\n<!-- /pool:html-comments -->\n");
     expect(await isIncluded(adapter, section, where)).toBe(true);
     expect(await readdir(join(adapter, "skills"))).toEqual(["skip-code-blocks", "verify-output"]);
     await removeFragment(adapter, section, where);
@@ -75,18 +75,72 @@ describe("select: choosing a move", () => {
       rollout(1, "Correct: 28 words. The text has URLs."),
     ]);
     expect(found).toHaveLength(2);
-    const ranked = rankFragments(pool, found).sort((a, b) => b.score - a.score);
+    const batch = [
+      rollout(0.4, "Answered 31 words, expected 23 (8 too many). The text has a fenced code block."),
+      rollout(0.45, "Answered 22 words, expected 14 (8 too many). The text has a fenced code block, numbers."),
+      rollout(1, "Correct: 28 words. The text has URLs."),
+    ];
+    const ranked = rankFragments(pool, found, commonWords(batch)).sort((a, b) => b.score - a.score);
     expect(ranked[0].fragment.id).toBe("skills/skip-code-blocks");
-    expect(ranked[0].matched).toEqual(["block", "code", "fenced"]);
-    expect(ranked[1].fragment.id).toBe("skills/skip-numbers");
+    expect(ranked[0].matched).toEqual(["block", "code"]);
+    expect(ranked.find((r) => r.fragment.id === "skills/skip-numbers")).toMatchObject({ matched: ["number"], failures: 1 });
     // URLs appear only in a correct answer's feedback: no evidence for skip-urls.
     expect(ranked.find((r) => r.fragment.id === "skills/skip-urls")!.score).toBe(0);
+  });
+
+  it("leaves out words every rollout's feedback shares: they tell no failure apart", () => {
+    const batch = [
+      rollout(0.4, "Answered 31 words, expected 23 (8 too many). The text has a fenced code block."),
+      rollout(0.5, "Answered 14 words, expected 12 (2 too many). The text has numbers."),
+      rollout(1, "Correct: 12 words. The text has numbers."),
+    ];
+    expect([...commonWords(batch)].sort()).toEqual(["text", "word"]);
+    const fragments = [
+      { id: "sections/a", kind: "section" as const, name: "a", description: "About a text and its numbers.", source: "/a" },
+      { id: "sections/b", kind: "section" as const, name: "b", description: "Fenced code inside prose.", source: "/b" },
+      { id: "sections/c", kind: "section" as const, name: "c", description: "Something else entirely.", source: "/c" },
+    ];
+    const withNoise = rankFragments(fragments, failures(batch));
+    expect(withNoise.find((r) => r.fragment.id === "sections/a")!.matched).toEqual(["number", "text"]);
+    const clean = rankFragments(fragments, failures(batch), commonWords(batch));
+    expect(clean.find((r) => r.fragment.id === "sections/a")!.matched).toEqual(["number"]);
+    expect(clean.find((r) => r.fragment.id === "sections/b")!.matched).toEqual(["code", "fenced"]);
+  });
+
+  it("retries only additions validation turned down, and counts a move whose step never evaluated it as untried", async () => {
+    const pool = await readPool(examplePool);
+    const where = { context: "ADAPTER.md", skills: "skills", agents: "agents" };
+    const ranked = rankFragments(pool, failures([rollout(0.2, "The text has a fenced code block, numbers, HTML comment.")]));
+    const base = ["skills/skip-numbers"];
+    const state: SelectState = {
+      version: 1,
+      invalid: {},
+      moves: [
+        { step: 1, op: "add", fragment: "skills/skip-code-blocks", base: [], outcome: "rejected", relevance: 1 },
+        { step: 2, op: "add", fragment: "sections/html-comments", base: [], outcome: "failed", relevance: 1 },
+        { step: 3, op: "add", fragment: "skills/skip-numbers", base: [], outcome: "accepted", relevance: 1 },
+      ],
+    };
+    // html-comments' step failed before evaluating it: it is still untried, and comes first.
+    expect(chooseMove(pool, where, state, base, ranked, 0, 4)).toMatchObject({ op: "add", fragment: { id: "sections/html-comments" } });
+    // With every other move used up, only the rejected addition is retried (from this new base); an accepted one never is.
+    const exhausted: SelectState = { ...state, moves: [...state.moves] };
+    for (const fragment of pool) {
+      if (fragment.id === "skills/skip-code-blocks" || fragment.id === "skills/skip-numbers") continue;
+      exhausted.moves.push({ step: 5, op: "add", fragment: fragment.id, base, outcome: "accepted", relevance: 0 });
+    }
+    exhausted.moves.push({ step: 6, op: "remove", fragment: "skills/skip-numbers", base, outcome: "rejected", relevance: 0 });
+    const retry = chooseMove(pool, where, exhausted, base, ranked, 0, 7)!;
+    expect(retry).toMatchObject({ op: "add", fragment: { id: "skills/skip-code-blocks" } });
+    exhausted.moves.push({ step: 7, op: "add", fragment: "skills/skip-code-blocks", base, outcome: "rejected", relevance: 1 });
+    expect(chooseMove(pool, where, exhausted, base, ranked, 0, 8)).toBeUndefined();
   });
 
   it("never repeats a move from the same starting point, and retries a rejected one only after the base changed", async () => {
     const pool = await readPool(examplePool);
     const where = { context: "ADAPTER.md", skills: "skills", agents: "agents" };
-    const ranked = rankFragments(pool, failures([rollout(0.2, "The text has a fenced code block and numbers.")]));
+    const batch = [rollout(0.2, "The text has a fenced code block and numbers."), rollout(1, "Correct: 5 words. The text has nothing else.")];
+    const ranked = rankFragments(pool, failures(batch), commonWords(batch));
     const state: SelectState = { version: 1, moves: [], invalid: {} };
     const first = chooseMove(pool, where, state, [], ranked, 0, 1)!;
     expect(first).toMatchObject({ op: "add", fragment: { id: "skills/skip-code-blocks" } });
