@@ -1,83 +1,115 @@
 /**
- * `deploy` of a generated adapter (200 skills × 3 files, 50 agents, 20 tools) to each host,
- * against `cp -R` of the same source tree measured in the same run, interleaved run by run
- * so that machine load hits both alike; plus the no-op redeploy (which must write nothing).
- * Pi refuses subagents, so it gets the same adapter without agents (and its own baseline).
+ * Deploy, whole processes against whole processes (bench/lib.ts pairs and interleaves them):
+ *
+ * - cold deploy of a generated adapter (200 skills × 3 files, 50 agents, 20 tools) for codex
+ *   into a fresh workspace, against a plain Node script writing the same files (its bytes
+ *   and modes, read from a JSON file, into a fresh folder): the write floor;
+ * - the no-op redeploy of the same source into that workspace, against the cold deploy; it
+ *   must write nothing (every file's bytes and mtime are compared after the runs);
+ * - the same two with `--existing` into a user's repository (an AGENTS.md, a config.toml with
+ *   comments and another server, sources).
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { performance } from "node:perf_hooks";
-import { promisify } from "node:util";
-import { deploy } from "../src/deploy/deploy.js";
-import { HOST_IDS } from "../src/hosts/index.js";
-import { generateAdapter, table } from "./lib.js";
+import { dirname, join } from "node:path";
+import { compare, generateAdapter } from "./lib.js";
 
-const exec = promisify(execFile);
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const repoRoot = join(import.meta.dirname, "..");
+const cli = join(repoRoot, "dist", "cli.js");
+const node = process.execPath;
 const scratch = await mkdtemp(join(tmpdir(), "hermit-bench-deploy-"));
-let counter = 0;
-const fresh = () => join(scratch, `w${counter++}`);
+const source = await generateAdapter({ skills: 200, agents: 50, tools: 20 });
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-const full = await generateAdapter({ skills: 200, agents: 50, tools: 20 });
-const noAgents = await generateAdapter({ skills: 200, agents: 0, tools: 20 });
-
-const rows: Array<Record<string, string | number>> = [];
-for (const host of HOST_IDS) {
-  const source = host === "pi" ? noAgents : full;
-  const copies: number[] = [];
-  const deploys: number[] = [];
-  let written = 0;
-  for (let run = 0; run <= runs; run++) {
-    const copy = fresh();
-    const copyTime = await timed(() => exec("cp", ["-R", source.adapter, copy]));
-    const workspace = fresh();
-    const deployTime = await timed(async () => {
-      written = (await deploy({ adapter: source.adapter, workspace, host })).written.length;
-    });
-    if (run > 0) {
-      // run 0 warms the caches and the module graph
-      copies.push(copyTime);
-      deploys.push(deployTime);
+/** Every file under `dir`: bytes (base64), mode and mtime. */
+async function snapshot(dir: string): Promise<Record<string, { data: string; mode: number; mtimeMs: number }>> {
+  const out: Record<string, { data: string; mode: number; mtimeMs: number }> = {};
+  const walk = async (rel: string) => {
+    for (const entry of await readdir(join(dir, rel), { withFileTypes: true })) {
+      const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path);
+      else {
+        const info = await stat(join(dir, path));
+        out[path] = { data: (await readFile(join(dir, path))).toString("base64"), mode: info.mode & 0o777, mtimeMs: info.mtimeMs };
+      }
     }
-    await rm(copy, { recursive: true, force: true });
-    await rm(workspace, { recursive: true, force: true });
-  }
-  const workspace = fresh();
-  await deploy({ adapter: source.adapter, workspace, host });
-  const noops: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    noops.push(
-      await timed(async () => {
-        const result = await deploy({ adapter: source.adapter, workspace, host });
-        if (result.changed || result.written.length > 0) throw new Error(`${host}: a redeploy of the same source wrote files`);
-      }),
-    );
-  }
-  const copy = median(copies);
-  rows.push({
-    host,
-    "source files": String(source.files.length),
-    "files written": String(written),
-    "cp -R ms": copy,
-    "deploy ms": median(deploys),
-    "deploy / cp -R": median(deploys) / copy,
-    "no-op redeploy ms": median(noops),
-    "no-op / cp -R": median(noops) / copy,
-  });
+  };
+  await walk("");
+  return out;
 }
-table(`deploy: 200 skills × 3 files, 50 agents (Pi: none), 20 tools; median of ${runs}, cp -R interleaved`, rows);
+
+const deployArgs = (workspace: string, ...more: string[]) => [node, cli, "deploy", "--adapter", source.adapter, "--workspace", workspace, "--host", "codex", ...more];
+
+async function run(argv: string[]): Promise<void> {
+  const { execFile } = await import("node:child_process");
+  await new Promise<void>((resolve, reject) => execFile(argv[0], argv.slice(1), (error) => (error ? reject(error) : resolve())));
+}
+
+/** Fail the benchmark when a no-op redeploy changed any byte or mtime. */
+async function expectUntouched(workspace: string, before: Awaited<ReturnType<typeof snapshot>>, what: string): Promise<void> {
+  const after = await snapshot(workspace);
+  const changed = Object.keys({ ...before, ...after }).filter((path) => JSON.stringify(before[path]) !== JSON.stringify(after[path]));
+  if (changed.length > 0) throw new Error(`${what} wrote ${changed.length} file(s): ${changed.slice(0, 5).join(", ")}`);
+  console.log(`${what}: zero writes (${Object.keys(after).length} files, bytes and mtimes unchanged)`);
+}
+
+// The write floor: the files a cold deploy writes, as a plain Node script would write them.
+const reference = join(scratch, "reference");
+await run(deployArgs(reference));
+const files = await snapshot(reference);
+const floorInput = join(scratch, "floor.json");
+await writeFile(floorInput, JSON.stringify(Object.fromEntries(Object.entries(files).map(([path, file]) => [path, [file.data, file.mode]]))));
+const floorScript = join(scratch, "write-files.mjs");
+await writeFile(
+  floorScript,
+  `import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+const [input, target] = process.argv.slice(2);
+for (const [path, [data, mode]] of Object.entries(JSON.parse(readFileSync(input, "utf8")))) {
+  const file = join(target, path);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, Buffer.from(data, "base64"), { mode });
+}
+`,
+);
+console.log(`cold deploy writes ${Object.keys(files).length} files (${source.files.length} source files)`);
+
+const coldWorkspace = join(scratch, "cold");
+const floorTarget = join(scratch, "floor");
+const cold = { label: "hermit deploy (codex, cold)", command: deployArgs(coldWorkspace), prepare: () => rm(coldWorkspace, { recursive: true, force: true }) };
+await compare("cold-deploy", cold, {
+  label: "node script writing the same files",
+  command: [node, floorScript, floorInput, floorTarget],
+  prepare: () => rm(floorTarget, { recursive: true, force: true }),
+});
+
+const settled = join(scratch, "settled");
+await run(deployArgs(settled));
+const beforeNoop = await snapshot(settled);
+await compare("noop-redeploy", { label: "hermit deploy (codex, no-op)", command: deployArgs(settled) }, cold);
+await expectUntouched(settled, beforeNoop, "no-op redeploy");
+
+// --existing, into a user's repository.
+const USER_FILES: Record<string, string> = {
+  "AGENTS.md": "# Project notes\n\nRun the tests first.\n\n```sh\nnpm test\n```\n",
+  ".codex/config.toml": '# team settings\nmodel = "o3"\n\n[mcp_servers.other]\ncommand = "node"\nargs = ["tools/other.js"]\n',
+  "README.md": "# Project\n",
+  "src/index.ts": "export const answer = 42;\n",
+};
+async function userRepo(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  for (const [path, text] of Object.entries(USER_FILES)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+}
+const coldRepo = join(scratch, "repo-cold");
+const coldExisting = { label: "hermit deploy --existing (codex, cold, user repo)", command: deployArgs(coldRepo, "--existing"), prepare: () => userRepo(coldRepo) };
+const settledRepo = join(scratch, "repo-settled");
+await userRepo(settledRepo);
+await run(deployArgs(settledRepo, "--existing"));
+const beforeExistingNoop = await snapshot(settledRepo);
+await compare("existing-noop", { label: "hermit deploy --existing (codex, no-op, user repo)", command: deployArgs(settledRepo, "--existing") }, coldExisting);
+await expectUntouched(settledRepo, beforeExistingNoop, "no-op redeploy --existing");
+
 await rm(scratch, { recursive: true, force: true });
-for (const generated of [full, noAgents]) await rm(join(generated.adapter, ".."), { recursive: true, force: true });
+await rm(join(source.adapter, ".."), { recursive: true, force: true });

@@ -10,11 +10,11 @@
  * naming the file; a folder swapped for a symlink meanwhile is WORKSPACE_CHANGED, and the
  * pending report stays so the next run can recover.
  */
-import { lstat } from "node:fs/promises";
+import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { HermitError, isHermitError } from "../errors.js";
 import { sweepTempFiles } from "../fs/atomic.js";
-import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
+import { FILE_CONCURRENCY, forEachLimit, inBatches } from "./concurrency.js";
 import type { Plan, PlannedAction } from "./plan-types.js";
 import { GENERATED } from "./record.js";
 import { WorkspaceWriter } from "./safe-fs.js";
@@ -57,7 +57,8 @@ function foldersAbove(paths: Iterable<string>): string[] {
  * workspace is clean and emptied folders can be pruned.
  */
 export async function sweepPlanFolders(workspace: string, plan: Plan): Promise<void> {
-  const folders = [".", ...foldersAbove([...plan.actions.map((action) => action.path), ...(plan.vacated ?? [])])];
+  const paths = plan.sweep ?? [...plan.actions.map((action) => action.path), ...(plan.vacated ?? [])];
+  const folders = [".", ...foldersAbove(paths)];
   await forEachLimit(folders, FILE_CONCURRENCY, (folder) => sweepTempFiles(join(workspace, folder)).then(() => undefined));
 }
 
@@ -86,7 +87,7 @@ export async function applyPlan(workspace: string, plan: Plan, executables: Read
   const progress: Progress = { done: [], modes: new Map(), result: { written: [], deleted: [] } };
   const carryOut = (step: PlannedAction) => carryOutStep(writer, step, executables, progress);
   try {
-    await writer.ensureFolder(".");
+    writer.ensureFolder(".");
     if (steps.length > 0 && plan.journal) {
       // First: the report of what is about to be written, for a re-run after an interruption.
       const journal: PlannedAction = {
@@ -97,59 +98,59 @@ export async function applyPlan(workspace: string, plan: Plan, executables: Read
         content: plan.journal,
         ...(stalePending?.previous ? { previous: stalePending.previous } : {}),
       };
-      await rememberMode(writer, journal, progress);
-      await writer.writeFile(names.pending, plan.journal);
+      rememberMode(writer, journal, progress);
+      writer.writeFile(names.pending, plan.journal);
       progress.done.push(journal);
     }
     await sweepPlanFolders(workspace, plan);
-    await forEachLimit(deletions, FILE_CONCURRENCY, carryOut);
+    await inBatches(deletions, carryOut);
     // Deepest first, one at a time: a folder is removed only once nothing else is left in it.
     for (const folder of foldersAbove([...deletions.map((step) => step.path), ...(plan.vacated ?? [])])) {
-      await writer.removeEmptyFolder(folder);
+      writer.removeEmptyFolder(folder);
     }
     const folders = [...new Set(writes.map((step) => dirname(step.path)).filter((folder) => folder !== "."))];
-    await forEachLimit(folders, FILE_CONCURRENCY, (folder) => writer.ensureFolder(folder));
-    await forEachLimit(writes, FILE_CONCURRENCY, carryOut);
-    for (const step of record) await carryOut(step);
+    await inBatches(folders, (folder) => writer.ensureFolder(folder));
+    await inBatches(writes, carryOut);
+    for (const step of record) carryOut(step);
     // Last: the job is done, the pending report (ours, or one an interrupted run left) goes.
     if (progress.done.some((step) => step.path === names.pending) || stalePending) {
-      await writer.unlink(names.pending);
+      writer.unlink(names.pending);
       if (stalePending) progress.result.deleted.push(names.pending);
     }
   } catch (error) {
-    throw await failed(writer, plan, progress, error);
+    throw failed(writer, plan, progress, error);
   }
   const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return { written: sortedLike(plan, progress.result.written), deleted: progress.result.deleted.sort(byPath) };
 }
 
-async function rememberMode(writer: WorkspaceWriter, step: PlannedAction, progress: Progress): Promise<void> {
+function rememberMode(writer: WorkspaceWriter, step: PlannedAction, progress: Progress): void {
   if (!step.previous) return;
-  const info = await lstat(join(writer.root, ...step.path.split("/"))).catch(() => undefined);
+  const info = lstatSync(join(writer.root, ...step.path.split("/")), { throwIfNoEntry: false });
   if (info) progress.modes.set(step.path, info.mode & 0o7777);
 }
 
-async function carryOutStep(writer: WorkspaceWriter, step: PlannedAction, executables: ReadonlySet<string>, progress: Progress): Promise<void> {
-  await rememberMode(writer, step, progress);
+function carryOutStep(writer: WorkspaceWriter, step: PlannedAction, executables: ReadonlySet<string>, progress: Progress): void {
+  rememberMode(writer, step, progress);
   if (step.action === "delete") {
-    await writer.unlink(step.path);
+    writer.unlink(step.path);
     progress.done.push(step);
     progress.result.deleted.push(step.path);
     return;
   }
   const mode = step.mode ?? (executables.has(step.path) ? 0o755 : (progress.modes.get(step.path) ?? 0o644));
-  await writer.writeFile(step.path, step.content as Uint8Array, mode);
+  writer.writeFile(step.path, step.content as Uint8Array, mode);
   progress.done.push(step);
   progress.result.written.push(step.path);
 }
 
 /** Restore what was done and turn `error` into the one to report. */
-async function failed(writer: WorkspaceWriter, plan: Plan, progress: Progress, error: unknown): Promise<unknown> {
+function failed(writer: WorkspaceWriter, plan: Plan, progress: Progress, error: unknown): unknown {
   const changed = isHermitError(error) && error.code === "WORKSPACE_CHANGED";
   // After a swap the pending report stays: it names what this run may have written, for the next one.
   const pending = (plan.names ?? GENERATED).pending;
   const undo = changed ? progress.done.filter((step) => step.path !== pending) : progress.done;
-  const restored = await rollback(writer, undo, progress.modes);
+  const restored = rollback(writer, undo, progress.modes);
   if (changed) {
     const outcome = restored
       ? "the files already written were restored"
@@ -172,17 +173,17 @@ function sortedLike(plan: Plan, paths: string[]): string[] {
 }
 
 /** Undo `done`, newest first; true when every step was undone. */
-async function rollback(writer: WorkspaceWriter, done: readonly PlannedAction[], modes: ReadonlyMap<string, number>): Promise<boolean> {
+function rollback(writer: WorkspaceWriter, done: readonly PlannedAction[], modes: ReadonlyMap<string, number>): boolean {
   let complete = true;
   for (const step of [...done].reverse()) {
     try {
       if (step.previous) {
-        await writer.ensureFolder(dirname(step.path));
-        await writer.writeFile(step.path, step.previous, modes.get(step.path) ?? 0o644);
+        writer.ensureFolder(dirname(step.path));
+        writer.writeFile(step.path, step.previous, modes.get(step.path) ?? 0o644);
       } else {
-        await writer.unlink(step.path);
+        writer.unlink(step.path);
         for (const folder of foldersAbove([step.path])) {
-          if (!(await writer.removeEmptyFolder(folder))) break;
+          if (!writer.removeEmptyFolder(folder)) break;
         }
       }
     } catch {

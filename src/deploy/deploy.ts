@@ -1,102 +1,23 @@
 /**
  * `deploy` as a library function: read → project (pure) → plan (pure) → apply (the only
- * writer). The CLI and the Trainer call it. A redeploy whose inputs and files are exactly
- * as recorded stops before the adapter is parsed (`fast-path.ts`). `undeploy` and `status`
- * live beside it.
+ * writer). The CLI and the Trainer call it. A redeploy whose inputs and files are exactly as
+ * recorded stops before the adapter is parsed (`fast-path.ts`); only otherwise are the
+ * reader, the hosts and the planner loaded (`full-deploy.ts`). `undeploy` and `status` live
+ * beside it.
  */
 import { stat } from "node:fs/promises";
-import type { Adapter } from "../adapter/types.js";
-import { HermitError } from "../errors.js";
-import { assertSupported, exportedItems, getHost } from "../hosts/index.js";
-import type { ProjectionNote, ServerCommand, VirtualFile } from "../hosts/types.js";
-import { hermitCli, hermitVersion } from "../package-root.js";
-import { applyPlan, sweepPlanFolders } from "./apply.js";
+import { HOST_IDS, type HostId } from "../hosts/ids.js";
+import { hermitCli } from "../package-root.js";
 import { unchangedRedeploy } from "./fast-path.js";
-import { lockWorkspace, withWorkspaceLock } from "./lock.js";
-import { hasChanges, planDeploy, type Plan } from "./plan.js";
-import { GENERATED, LOCK_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, existingNames, type DeploymentReport } from "./record.js";
-import { refuseDrift, summarize, type DeployResult } from "./result.js";
-import { knownFiles } from "./snapshot.js";
-import { inputsHash, loadAdapter, type LoadedAdapter } from "./sources.js";
-import { assertSeparate, openWorkspace, resolveRealPath } from "./workspace.js";
+import { serverCommandFor, type DeployOptions } from "./options.js";
+import type { DeployResult } from "./result.js";
+import type { UndeployOptions } from "./undeploy.js";
+import type { WorkspaceStatus } from "./status.js";
+import type { StatusOptions } from "./workspace-status.js";
 
+export { serverCommandFor, type DeployOptions } from "./options.js";
 export { refuseDrift, summarize, type ActionSummary, type DeployResult } from "./result.js";
-export { undeploy, type UndeployOptions } from "./undeploy.js";
-export { status, type StatusOptions } from "./workspace-status.js";
-
-export interface DeployOptions {
-  /** Path of the adapter directory, or an adapter already read with `readAdapter`. */
-  adapter: string | Adapter;
-  workspace: string;
-  /** Host id: codex, claude-code, pi, opencode, gemini. */
-  host: string;
-  /** Plan and report, write nothing. */
-  dryRun?: boolean;
-  /** Overwrite hand-edited generated files (never damaged markers, never what hermit cannot prove is its own). */
-  force?: boolean;
-  /**
-   * Deploy into the user's own project (a non-empty folder, their repository): hermit adds
-   * its own files, its managed block and its entries in existing config files, never changes
-   * or removes anything else, and keeps its report in `.hermit-deploy.<host>.<adapter>.json`.
-   */
-  existing?: boolean;
-}
-
-/** The MCP entry every host config launches: this node, this hermit, the adapter's absolute path. */
-export function serverCommandFor(adapterRoot: string): ServerCommand {
-  return { command: process.execPath, args: [hermitCli, "serve", "--adapter", adapterRoot] };
-}
-
-interface Prepared {
-  workspace: string;
-  plan: Plan;
-  files: VirtualFile[];
-}
-
-/** Notes about this machine (a missing hermit build) added to the host's notes. */
-function machineNotes(adapter: Adapter, cliBuilt: boolean): ProjectionNote[] {
-  if (adapter.tools.length === 0 || cliBuilt) return [];
-  return [{ item: "tools", note: `the MCP entry starts ${hermitCli}, which does not exist yet: build hermit (npm run build) before starting the host` }];
-}
-
-async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliBuilt: boolean): Promise<Prepared> {
-  const { adapter } = loaded;
-  const host = getHost(options.host);
-  const existing = options.existing ?? false;
-  const workspace = await resolveRealPath(options.workspace);
-  assertSeparate(adapter.root, workspace);
-  const reader = await openWorkspace(workspace, existing ? existingNames(host.id, adapter.manifest.name) : GENERATED);
-  const server = serverCommandFor(adapter.root);
-  const workspaceHasAgentsMd = await reader.isFile("AGENTS.md");
-  const files = host.project(adapter, { ...loaded, server, hermitVersion, workspaceHasAgentsMd, existing });
-  await reader.read([...files.map((file) => file.path), ...knownFiles(reader.snapshot).keys()]);
-  if (existing) await reader.listFolders(skillFolders(files));
-  const items = exportedItems(adapter);
-  const report: Omit<DeploymentReport, "files"> = {
-    format: RECORD_FORMAT,
-    formatVersion: RECORD_FORMAT_VERSION,
-    host: host.id,
-    hermitVersion,
-    workspace,
-    adapter: { name: adapter.manifest.name, version: adapter.manifest.version, path: adapter.root, sourceHash: adapter.sourceHash },
-    ...(adapter.tools.length > 0 ? { server } : {}),
-    inputsHash: inputsHash({ server, workspaceHasAgentsMd: host.readsAgentsMd === true && workspaceHasAgentsMd, existing, executables: [...loaded.executables], cliBuilt }),
-    exports: { context: items.context[0], skills: items.skills, agents: items.agents, tools: items.tools },
-    capabilities: host.capabilities,
-    activation: host.activation(adapter, workspace, files),
-    notes: [...host.notes(adapter), ...machineNotes(adapter, cliBuilt)],
-  };
-  return { workspace, files, plan: planDeploy({ files, report, snapshot: reader.snapshot }) };
-}
-
-/** The folder of every skill a projection writes (`.agents/skills/<name>`). */
-function skillFolders(files: readonly VirtualFile[]): string[] {
-  return files.flatMap((file) => {
-    if (file.owner.export !== "skills" || file.owner.item === undefined) return [];
-    const marker = `/${file.owner.item}/`;
-    return [file.path.slice(0, file.path.indexOf(marker) + marker.length - 1)];
-  });
-}
+export type { StatusOptions, UndeployOptions };
 
 /**
  * Deploy an adapter into a workspace for one host. Refuses (HermitError) an unknown host
@@ -106,49 +27,21 @@ function skillFolders(files: readonly VirtualFile[]): string[] {
  * changes nothing writes nothing.
  */
 export async function deploy(options: DeployOptions): Promise<DeployResult> {
-  const force = options.force ?? false;
-  const host = getHost(options.host);
   const cliBuilt = await stat(hermitCli).then((info) => info.isFile(), () => false);
-  const unchanged = await unchangedRedeploy({ ...options, host: host.id, readsAgentsMd: host.readsAgentsMd === true, cliBuilt, serverFor: serverCommandFor });
-  if (unchanged) return { ...unchanged, dryRun: options.dryRun ?? false };
-  const loaded = await loadAdapter(options.adapter);
-  assertSupported(host, loaded.adapter);
-  let prepared = await prepareDeploy(options, loaded, cliBuilt);
-  refuseDrift(prepared.workspace, prepared.plan, force);
-  const result = (written: string[] = [], deleted: string[] = []): DeployResult => ({
-    host: host.id,
-    workspace: prepared.workspace,
-    dryRun: options.dryRun ?? false,
-    changed: hasChanges(prepared.plan),
-    actions: summarize(prepared.plan),
-    forced: force ? prepared.plan.drift.filter((issue) => issue.forceable) : [],
-    written,
-    deleted,
-    report: prepared.plan.record,
-  });
-  if (options.dryRun) return result();
-  if (!hasChanges(prepared.plan)) {
-    await cleanUpAfterCrash(prepared.workspace, prepared.plan);
-    return result();
+  if ((HOST_IDS as readonly string[]).includes(options.host)) {
+    const unchanged = await unchangedRedeploy({ ...options, host: options.host as HostId, cliBuilt, serverFor: serverCommandFor });
+    if (unchanged) return { ...unchanged, dryRun: options.dryRun ?? false };
   }
-  const applied = await withWorkspaceLock(prepared.workspace, async () => {
-    // Plan again under the lock: another process may have changed the workspace meanwhile.
-    prepared = await prepareDeploy(options, loaded, cliBuilt);
-    refuseDrift(prepared.workspace, prepared.plan, force);
-    return applyPlan(prepared.workspace, prepared.plan);
-  });
-  return result(applied.written, applied.deleted);
+  const { fullDeploy } = await import("./full-deploy.js");
+  return fullDeploy(options, cliBuilt);
 }
 
-/**
- * Nothing to change, but a killed run may have left its lock or temp files: a stale lock is
- * taken over and released, dead writers' temp files swept.
- */
-async function cleanUpAfterCrash(workspace: string, plan: Plan): Promise<void> {
-  const listing = await stat(`${workspace}/${LOCK_FILE}`).then(() => true, () => false);
-  if (listing) {
-    const release = await lockWorkspace(workspace).catch(() => undefined);
-    await release?.();
-  }
-  await sweepPlanFolders(workspace, plan);
+/** Remove a deployment's files, block and entries; see `undeploy.ts`. */
+export async function undeploy(options: UndeployOptions): Promise<DeployResult> {
+  return (await import("./undeploy.js")).undeploy(options);
+}
+
+/** Drift report of one deployment; see `workspace-status.ts`. */
+export async function status(options: StatusOptions): Promise<WorkspaceStatus> {
+  return (await import("./workspace-status.js")).status(options);
 }

@@ -6,18 +6,19 @@
  * So it stops there, writing nothing. Anything else — a changed byte anywhere, an unreadable
  * path — returns undefined and the full plan decides.
  */
-import { lstat, readFile, stat } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { resolveInside } from "../adapter/files.js";
-import { hashTree, readTreeBytes, walkTree } from "../adapter/tree.js";
+import { hashTree, readTree } from "../adapter/tree.js";
 import type { Adapter } from "../adapter/types.js";
 import { TEMP_NAME } from "../fs/atomic.js";
-import type { HostId } from "../hosts/ids.js";
+import { READS_AGENTS_MD, type HostId } from "../hosts/ids.js";
 import type { ServerCommand } from "../hosts/types.js";
 import { hermitVersion } from "../package-root.js";
 import type { DeployResult } from "./result.js";
 import { GENERATED, LOCK_FILE, parseRecordAt, parseReportName, renderRecord, type DeploymentNames, type DeploymentReport } from "./record.js";
 import { knownFiles } from "./snapshot.js";
-import { inputsHash } from "./sources.js";
+import { inputsHash } from "./inputs.js";
 import { workspaceStatus } from "./status.js";
 import { openWorkspace, resolveRealPath, workspaceEntries } from "./workspace.js";
 
@@ -26,8 +27,6 @@ export interface FastPathInput {
   workspace: string;
   host: HostId;
   existing?: boolean;
-  /** Whether the host's projection depends on the workspace having an AGENTS.md. */
-  readsAgentsMd: boolean;
   /** Whether `dist/cli.js` exists. */
   cliBuilt: boolean;
   serverFor(adapterRoot: string): ServerCommand;
@@ -37,9 +36,8 @@ export interface FastPathInput {
 async function adapterSource(adapter: string | Adapter): Promise<{ root: string; sourceHash: string } | undefined> {
   if (typeof adapter !== "string") return { root: await resolveRealPath(adapter.root), sourceHash: adapter.sourceHash };
   const root = await resolveRealPath(adapter);
-  const tree = await walkTree(root);
-  if (tree.problems.length > 0) return undefined;
-  return { root, sourceHash: hashTree(tree.files, await readTreeBytes(root, tree.files)) };
+  const tree = await readTree(root);
+  return tree.problems.length > 0 ? undefined : { root, sourceHash: hashTree(tree.files, tree.bytes) };
 }
 
 /** The report names of this deployment, found among the workspace's names. */
@@ -48,7 +46,7 @@ async function findNames(workspace: string, entries: readonly string[], host: Ho
   for (const entry of entries) {
     const named = parseReportName(entry);
     if (!named || named.pending || named.host !== host) continue;
-    const report = parseRecordAt(entry, await readFile(`${workspace}/${entry}`, "utf8"));
+    const report = parseRecordAt(entry, readFileSync(`${workspace}/${entry}`, "utf8"));
     if (!("invalid" in report) && report.adapter.path === root) return { record: entry, pending: entry.replace(/\.json$/, ".pending.json"), existing: true };
   }
   return undefined;
@@ -59,9 +57,9 @@ async function currentInputsHash(input: FastPathInput, root: string, record: Dep
   const sources = [...new Set(record.files.flatMap((file) => (file.owner.export === "skills" && file.owner.sourcePath ? [file.owner.sourcePath] : [])))];
   const executables: string[] = [];
   for (const path of sources) {
-    if (((await stat(resolveInside(root, path))).mode & 0o111) !== 0) executables.push(path);
+    if ((statSync(resolveInside(root, path)).mode & 0o111) !== 0) executables.push(path);
   }
-  const agentsMd = input.readsAgentsMd && entries.includes("AGENTS.md") && (await lstat(`${workspace}/AGENTS.md`)).isFile();
+  const agentsMd = READS_AGENTS_MD.has(input.host) && entries.includes("AGENTS.md") && lstatSync(`${workspace}/AGENTS.md`).isFile();
   return inputsHash({ server: input.serverFor(root), workspaceHasAgentsMd: agentsMd, existing: input.existing ?? false, executables, cliBuilt: input.cliBuilt });
 }
 
@@ -83,7 +81,7 @@ async function check(input: FastPathInput): Promise<Omit<DeployResult, "dryRun">
   if (!source) return undefined;
   const names = await findNames(workspace, listing.names, input.host, existing, source.root);
   if (!names || !listing.names.includes(names.record) || listing.names.includes(names.pending)) return undefined;
-  const text = await readFile(`${workspace}/${names.record}`, "utf8");
+  const text = readFileSync(`${workspace}/${names.record}`, "utf8");
   const record = parseRecordAt(names.record, text);
   if ("invalid" in record || renderRecord(record) !== text) return undefined;
   const same =
@@ -95,6 +93,7 @@ async function check(input: FastPathInput): Promise<Omit<DeployResult, "dryRun">
     record.adapter.sourceHash === source.sourceHash &&
     record.inputsHash === (await currentInputsHash(input, source.root, record, workspace, listing.names));
   if (!same) return undefined;
+  if (tempFilesBeside(workspace, record)) return undefined;
   const reader = await openWorkspace(workspace, names);
   await reader.read(knownFiles(reader.snapshot).keys());
   const state = workspaceStatus(reader.snapshot, record, source.sourceHash);
@@ -113,6 +112,22 @@ async function check(input: FastPathInput): Promise<Omit<DeployResult, "dryRun">
     deleted: [],
     report: record,
   };
+}
+
+/**
+ * Whether a killed writer left temp files where hermit edits files in place (beside its
+ * blocks, entries and config files; a killed deploy also leaves its pending report, a killed
+ * undeploy its record): the full path sweeps them.
+ */
+function tempFilesBeside(workspace: string, record: DeploymentReport): boolean {
+  const folders = new Set(record.files.filter((file) => file.operation !== "create").map((file) => dirname(file.path)));
+  return [...folders].some((folder) => {
+    try {
+      return readdirSync(join(workspace, folder)).some((name) => TEMP_NAME.test(name));
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** In the user's own project, every skill folder hermit wrote still holds only hermit's files. */

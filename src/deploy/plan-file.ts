@@ -18,8 +18,13 @@ export function planWholeFile(file: VirtualFile, state: FileState, known: KnownF
   if (state.kind === "missing") {
     return { ...base, action: "create", content, ...(known.recorded ? { note: "was deleted; recreated" } : {}) };
   }
-  if (sameBytes(state.bytes, content) || hashOnDisk(state.bytes) === file.sha256) return { ...base, action: "unchanged" };
   const replace = { ...base, action: "replace" as const, content, previous: state.bytes };
+  if (sameBytes(state.bytes, content) || hashOnDisk(state.bytes) === file.sha256) {
+    // The same bytes; a copy whose executable bit no longer matches its source is written again.
+    const executable = state.mode !== undefined && (state.mode & 0o111) !== 0;
+    if (state.mode === undefined || executable === Boolean(file.executable) || !(known.recorded || known.pending)) return { ...base, action: "unchanged" };
+    return { ...replace, content: state.bytes, note: file.executable ? "made executable, as its source" : "no longer executable, as its source" };
+  }
   if (known.recorded === undefined && known.pending === undefined) {
     if (context.existing) {
       context.drift.push({

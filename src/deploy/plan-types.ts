@@ -45,6 +45,11 @@ export interface Plan {
   vacated?: string[];
   /** Where the deployment keeps its report and pending report (default: the generated workspace's). */
   names?: DeploymentNames;
+  /**
+   * Paths whose folders may hold a killed writer's temp files (what a report names, files that
+   * exist): apply sweeps those folders and the workspace's top. Default: every folder of the plan.
+   */
+  sweep?: string[];
 }
 
 /** True when applying the plan would write or delete anything. */

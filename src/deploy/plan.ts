@@ -88,7 +88,12 @@ export function planDeploy(input: DeployPlanInput): Plan {
   const record: DeploymentReport = { ...identity, ...(names.existing ? { existing: true } : {}), files: entries, exports, capabilities, activation, notes };
   actions.push(planRecordWrite(record, snapshot));
   actions.push(...pendingRemoval(snapshot));
-  return { actions, drift, record, journal: encoder.encode(renderRecord(record)), vacated, names };
+  return { actions, drift, record, journal: encoder.encode(renderRecord(record)), vacated, names, sweep: sweepPaths(snapshot, known) };
+}
+
+/** Where a killed writer can have left temp files: beside what a report names and what exists. */
+function sweepPaths(snapshot: WorkspaceSnapshot, known: ReadonlyMap<string, KnownFile>): string[] {
+  return [...new Set([...known.keys(), ...[...snapshot.files].flatMap(([path, state]) => (state.kind === "missing" ? [] : [path]))])];
 }
 
 /** Remove a recorded (or pending) file, block or entries. Shared with undeploy. */
@@ -179,5 +184,5 @@ export function planUndeploy(snapshot: WorkspaceSnapshot): Plan {
     actions.push({ path: names.record, action: "delete", intent: "replace", owner: { export: "host" }, ...(state?.kind === "file" ? { previous: state.bytes } : {}) });
   }
   actions.push(...pendingRemoval(snapshot));
-  return { actions, drift, vacated, names };
+  return { actions, drift, vacated, names, sweep: sweepPaths(snapshot, knownFiles(snapshot)) };
 }

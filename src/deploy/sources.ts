@@ -6,11 +6,12 @@
  * reader's bytes are the ones deployed.
  */
 import { readFile, stat } from "node:fs/promises";
-import { LIMITS, assertDirectory, resolveInside, sha256 } from "../adapter/files.js";
-import { inspectAdapter } from "../adapter/read.js";
+import { LIMITS, assertDirectory, resolveInside } from "../adapter/files.js";
+import { inspectAdapter, invalidAdapter } from "../adapter/read.js";
 import type { Adapter } from "../adapter/types.js";
+import { exportAgentsIsolated } from "../check/exporter.js";
 import { HermitError } from "../errors.js";
-import type { ProjectOptions, ServerCommand } from "../hosts/types.js";
+import type { ProjectOptions } from "../hosts/types.js";
 import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
 import { resolveRealPath } from "./workspace.js";
 
@@ -37,15 +38,19 @@ async function executableFiles(root: string, paths: readonly string[]): Promise<
   return executables;
 }
 
-/** Read the adapter at `root` once: the model and the bytes of what a projection copies. */
+/**
+ * Read the adapter at `root` once: the model and the bytes of what a projection copies. An
+ * agent exporter (adapter code) runs in the isolated check child, never in this process.
+ */
 async function readFromDisk(root: string): Promise<LoadedAdapter> {
   await assertDirectory(root, "adapter");
   const real = await resolveRealPath(root);
-  const { adapter, bytes, problems } = await inspectAdapter(real);
-  if (problems.length > 0) {
-    const lines = problems.map((p) => `${p.path}: ${p.problem} (${p.check})`);
-    throw new HermitError("ADAPTER_INVALID", `${real}: adapter is invalid:\n  ${lines.join("\n  ")}`, { path: real, issues: problems });
-  }
+  const inspection = await inspectAdapter(real, { runExporters: false });
+  const exported = await exportAgentsIsolated(inspection.adapter);
+  const problems = [...inspection.problems, ...exported.problems];
+  if (problems.length > 0) throw invalidAdapter(real, problems);
+  const adapter = exported.isolation === "not-run" ? inspection.adapter : { ...inspection.adapter, agents: exported.agents };
+  const { bytes } = inspection;
   const sources = new Map<string, Uint8Array>();
   const paths = skillSourcePaths(adapter);
   for (const path of paths) {
@@ -82,20 +87,4 @@ async function readForAdapter(given: Adapter): Promise<LoadedAdapter> {
 /** The adapter (a path, or an adapter already read) with the bytes its projection copies. */
 export function loadAdapter(source: string | Adapter): Promise<LoadedAdapter> {
   return typeof source === "string" ? readFromDisk(source) : readForAdapter(source);
-}
-
-/** Everything besides the adapter's source that shapes a projection. */
-export interface ProjectionInputs {
-  server: ServerCommand;
-  workspaceHasAgentsMd: boolean;
-  existing: boolean;
-  /** Source paths of the copied files that are executable. */
-  executables: readonly string[];
-  /** Whether `dist/cli.js` exists (a missing build adds a note). */
-  cliBuilt: boolean;
-}
-
-/** sha256 of the projection inputs (`DeploymentReport.inputsHash`). */
-export function inputsHash(inputs: ProjectionInputs): string {
-  return sha256(JSON.stringify({ ...inputs, executables: [...inputs.executables].sort() }));
 }

@@ -2,12 +2,12 @@
  * The read side of deploy's IO shell: resolve the workspace, check it against the adapter,
  * and snapshot the bytes of every path the plan may touch. Never writes.
  */
-import type { Stats } from "node:fs";
-import { lstat, readFile, readdir, realpath } from "node:fs/promises";
+import { lstatSync, readFileSync, readdirSync, type Dirent, type Stats } from "node:fs";
+import { lstat, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { HermitError } from "../errors.js";
 import { TEMP_NAME } from "../fs/atomic.js";
-import { FILE_CONCURRENCY, forEachLimit } from "./concurrency.js";
+import { inBatches } from "./concurrency.js";
 import { selectDeployment, type DeploymentSelector, type FoundDeployment } from "./deployments.js";
 import { GENERATED, LOCK_FILE, isBookkeeping, parseRecordAt, type DeploymentNames } from "./record.js";
 import type { FileState, WorkspaceSnapshot } from "./snapshot.js";
@@ -58,41 +58,48 @@ export function assertSeparate(adapterRoot: string, workspace: string): void {
   }
 }
 
-/** State of one path, refusing to look through a symlinked or non-directory parent. */
+/** What a folder check found: fine, absent (so is everything below it), or a problem. */
+type FolderCheck = { kind: "ok" } | { kind: "absent" } | { kind: "problem"; problem: string };
+
+/**
+ * State of one path, refusing to look through a symlinked or non-directory parent. The calls
+ * are synchronous (for many small files they cost half the CPU of the thread pool's round
+ * trips); `read` yields to the event loop between batches.
+ */
 class StateReader {
-  /** Folder checks, shared by concurrent reads. */
-  private readonly folders = new Map<string, Promise<string | undefined>>();
+  private readonly folders = new Map<string, FolderCheck>();
 
   constructor(private readonly root: string) {}
 
-  /** Why the folder `rel` cannot hold hermit's files, or undefined when it is fine (or absent). */
-  private folderProblem(rel: string): Promise<string | undefined> {
-    if (rel === "" || rel === ".") return Promise.resolve(undefined);
-    let problem = this.folders.get(rel);
-    if (!problem) {
-      problem = this.checkFolder(rel);
-      this.folders.set(rel, problem);
+  /** Whether the folder `rel` can hold hermit's files (cached per run). */
+  private folder(rel: string): FolderCheck {
+    if (rel === "" || rel === ".") return { kind: "ok" };
+    let check = this.folders.get(rel);
+    if (!check) {
+      check = this.checkFolder(rel);
+      this.folders.set(rel, check);
     }
-    return problem;
+    return check;
   }
 
-  private async checkFolder(rel: string): Promise<string | undefined> {
-    const above = await this.folderProblem(dirname(rel));
-    if (above !== undefined) return above;
-    const looked = await lstatOrProblem(join(this.root, rel));
-    if (typeof looked === "string") return `'${rel}' ${looked}`;
-    const info = looked;
-    if (info?.isSymbolicLink()) return `'${rel}' is a symlink; hermit does not write through symlinks`;
-    if (info && !info.isDirectory()) return `'${rel}' is not a folder`;
-    return undefined;
+  private checkFolder(rel: string): FolderCheck {
+    const above = this.folder(dirname(rel));
+    if (above.kind !== "ok") return above;
+    const info = lstatOrProblem(join(this.root, rel));
+    if (typeof info === "string") return { kind: "problem", problem: `'${rel}' ${info}` };
+    if (!info) return { kind: "absent" };
+    if (info.isSymbolicLink()) return { kind: "problem", problem: `'${rel}' is a symlink; hermit does not write through symlinks` };
+    if (!info.isDirectory()) return { kind: "problem", problem: `'${rel}' is not a folder` };
+    return { kind: "ok" };
   }
 
   /** What is at `rel`; the bytes of a file only when `withBytes` (an empty array otherwise). */
-  async state(rel: string, withBytes = true): Promise<FileState> {
-    const problem = await this.folderProblem(dirname(rel));
-    if (problem) return { kind: "blocked", problem };
+  state(rel: string, withBytes = true): FileState {
+    const folder = this.folder(dirname(rel));
+    if (folder.kind === "problem") return { kind: "blocked", problem: folder.problem };
+    if (folder.kind === "absent") return { kind: "missing" };
     const full = join(this.root, rel);
-    const info = await lstatOrProblem(full);
+    const info = lstatOrProblem(full);
     if (typeof info === "string") return { kind: "blocked", problem: info };
     if (!info) return { kind: "missing" };
     if (info.isSymbolicLink()) return { kind: "blocked", problem: "is a symlink; hermit does not write through symlinks" };
@@ -102,26 +109,32 @@ class StateReader {
     }
     if (!withBytes) return { kind: "file", bytes: new Uint8Array(), mode: info.mode & 0o7777 };
     try {
-      return { kind: "file", bytes: await readFile(full), mode: info.mode & 0o7777 };
+      return { kind: "file", bytes: readFileSync(full), mode: info.mode & 0o7777 };
     } catch (error) {
       return { kind: "blocked", problem: unreadable(error) };
     }
   }
 
   /** Every file below the folder `rel` but hermit's temp files (relative to the workspace, symlinks not followed), or undefined when it is absent. */
-  async list(rel: string): Promise<string[] | undefined> {
-    const problem = await this.folderProblem(dirname(rel));
-    const info = problem ? undefined : await lstatOrProblem(join(this.root, rel));
-    if (problem || typeof info === "string") return [rel];
+  list(rel: string): string[] | undefined {
+    const folder = this.folder(dirname(rel));
+    if (folder.kind === "absent") return undefined;
+    const info = folder.kind === "problem" ? "unusable" : lstatOrProblem(join(this.root, rel));
+    if (typeof info === "string") return [rel];
     if (!info) return undefined;
     if (!info.isDirectory()) return [rel];
     const out: string[] = [];
     const pending = [rel];
     while (pending.length > 0 && out.length < FOLDER_LISTING_LIMIT) {
-      const folder = pending.pop() as string;
-      const entries = await readdir(join(this.root, folder), { withFileTypes: true }).catch(() => []);
+      const current = pending.pop() as string;
+      let entries: Dirent[] = [];
+      try {
+        entries = readdirSync(join(this.root, current), { withFileTypes: true });
+      } catch {
+        entries = [];
+      }
       for (const entry of entries) {
-        const path = `${folder}/${entry.name}`;
+        const path = `${current}/${entry.name}`;
         // A temp file a killed hermit left is hermit's own, swept when the deploy writes.
         if (TEMP_NAME.test(entry.name)) continue;
         if (entry.isDirectory()) pending.push(path);
@@ -140,9 +153,9 @@ function unreadable(error: unknown): string {
 }
 
 /** `lstat`, undefined when nothing is there, or the problem when it cannot be looked at. */
-async function lstatOrProblem(path: string): Promise<Stats | undefined | string> {
+function lstatOrProblem(path: string): Stats | undefined | string {
   try {
-    return await lstat(path);
+    return lstatSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT" || code === "ENOTDIR" ? undefined : unreadable(error);
@@ -188,7 +201,7 @@ export async function openWorkspace(workspace: string, names: DeploymentNames = 
   const folders = new Map<string, string[] | undefined>();
   const snapshot: WorkspaceSnapshot = { workspace, exists: listing.exists, entries, names, otherReports, files, folders };
   for (const [name, key] of [[names.record, "record"], [names.pending, "pending"]] as const) {
-    const state = listing.names.includes(name) ? await reader.state(name) : ({ kind: "missing" } as const);
+    const state = listing.names.includes(name) ? reader.state(name) : ({ kind: "missing" } as const);
     files.set(name, state);
     if (state.kind === "file") snapshot[key] = parseRecordAt(name, new TextDecoder().decode(state.bytes));
     else if (state.kind === "blocked") snapshot[key] = { invalid: `${name} ${state.problem}` };
@@ -196,16 +209,14 @@ export async function openWorkspace(workspace: string, names: DeploymentNames = 
   return {
     snapshot,
     async isFile(rel) {
-      return listing.exists && (await reader.state(rel, false)).kind === "file";
+      return listing.exists && reader.state(rel, false).kind === "file";
     },
     async read(paths) {
       const wanted = [...new Set(paths)].filter((path) => !files.has(path));
-      await forEachLimit(wanted, FILE_CONCURRENCY, async (path) => {
-        files.set(path, listing.exists ? await reader.state(path) : { kind: "missing" });
-      });
+      await inBatches(wanted, (path) => files.set(path, listing.exists ? reader.state(path) : { kind: "missing" }));
     },
     async listFolders(paths) {
-      for (const folder of new Set(paths)) folders.set(folder, listing.exists ? await reader.list(folder) : undefined);
+      await inBatches([...new Set(paths)], (folder) => folders.set(folder, listing.exists ? reader.list(folder) : undefined));
     },
   };
 }

@@ -54,7 +54,6 @@ export const claudeCode = {
   id: "claude-code",
   displayName: "Claude Code",
   instructionFile: "CLAUDE.md",
-  readsAgentsMd: true,
   workspacePaths: WORKSPACE_PATHS["claude-code"],
   capabilities: {
     version: 1,

@@ -13,7 +13,6 @@ import {
   configFile,
   droppedKeys,
   instructionBlock,
-  ownershipMeta,
   serverCommand,
   skillFiles,
 } from "./render.js";

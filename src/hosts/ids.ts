@@ -9,6 +9,12 @@ export const HOST_IDS = ["codex", "claude-code", "pi", "opencode", "gemini"] as 
 export type HostId = (typeof HOST_IDS)[number];
 
 /**
+ * Hosts whose projection depends on whether the workspace holds its own `AGENTS.md` (Claude
+ * Code adds an `@AGENTS.md` line to its block), so a redeploy must notice one appearing.
+ */
+export const READS_AGENTS_MD: ReadonlySet<HostId> = new Set<HostId>(["claude-code"]);
+
+/**
  * Every workspace path a projection for each host can write: a file, or a folder ending in
  * `/` (anything below it). A deployment record naming any other path was not written by
  * hermit, and deploy, undeploy and status refuse to act on it.

@@ -151,8 +151,6 @@ export interface Host {
   displayName: string;
   /** The shared instruction file the managed block goes into. */
   instructionFile: string;
-  /** True when `project` depends on `ProjectOptions.workspaceHasAgentsMd` (a redeploy must notice an AGENTS.md appearing). */
-  readsAgentsMd?: boolean;
   /** Every workspace path a projection for this host can write (`WORKSPACE_PATHS` of `ids.ts`). */
   workspacePaths: readonly string[];
   capabilities: CapabilityDeclaration;

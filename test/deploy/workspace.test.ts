@@ -3,12 +3,13 @@
  * apart, unknown hosts, Pi's subagent refusal, the lock. Every refusal writes nothing.
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deploy } from "../../src/deploy/deploy.js";
 import { HermitError } from "../../src/errors.js";
-import { copyDir, exampleAdapter, tempDir, testdir } from "../helpers.js";
+import { bwrap, copyDir, exampleAdapter, skipBecause, tempDir, testdir } from "../helpers.js";
 import { adapterWithoutAgents, fingerprint } from "./fixtures.js";
 
 async function refusal(promise: Promise<unknown>): Promise<HermitError> {
@@ -147,4 +148,25 @@ describe("lock", () => {
     const again = await deploy({ adapter: exampleAdapter, workspace, host: "codex" });
     expect(again.changed).toBe(false);
   });
+});
+
+describe("an agent exporter (adapter code)", () => {
+  it.skipIf(skipBecause(bwrap.available ? undefined : `exporters run isolated only under bubblewrap: ${bwrap.reason}`))(
+    "runs isolated during deploy and --dry-run: what it writes outside the adapter does not land",
+    async () => {
+      const target = join(await tempDir(), "escaped.txt");
+      const manifest = (await readFile(join(exampleAdapter, "adapter.yaml"), "utf8")).replace(/^ {2}agents: agents$/m, '  agents: { exporter: "agents.ts:list" }');
+      const adapter = await copyDir(exampleAdapter, {
+        "adapter.yaml": manifest,
+        "agents.ts":
+          'import { writeFileSync } from "node:fs";\n' +
+          `export function list() { try { writeFileSync(${JSON.stringify(target)}, "out"); } catch {} return [{ name: "reviewer", description: "Reviews.", body: "Review." }]; }\n`,
+      });
+      const workspace = await tempDir();
+      await deploy({ adapter, workspace, host: "claude-code", dryRun: true });
+      const result = await deploy({ adapter, workspace, host: "claude-code" });
+      expect(result.report?.exports.agents).toEqual(["reviewer"]);
+      expect(existsSync(target)).toBe(false);
+    },
+  );
 });

@@ -205,10 +205,11 @@ function registerConvert(program: Command, run: RunAction): void {
     .action(async (options: { adapter: string; format: string; json?: boolean }) =>
       run(true, async () => {
         const { resolve } = await import("node:path");
-        const { readAdapter } = await import("../../adapter/read.js");
+        const { readAdapterIsolated } = await import("../../check/exporter.js");
         const { convertAdapter, parseConvertFormat } = await import("../../deploy/convert.js");
         const format = parseConvertFormat(options.format);
-        const result = convertAdapter(await readAdapter(resolve(options.adapter)), format);
+        // An agent exporter is adapter code: it runs in the isolated check child, never here.
+        const result = convertAdapter(await readAdapterIsolated(resolve(options.adapter)), format);
         return { exitCode: ExitCode.ok, json: result };
       }),
     );

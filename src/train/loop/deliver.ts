@@ -56,7 +56,7 @@ export async function deployFinal(env: RunEnvironment, exported: string): Promis
     env.progress.note(`deploying the final version to ${target.workspace} for ${target.host}`);
     const replaced = await previousDeployment(target.workspace);
     try {
-      const result = await deploy({ adapter: exported, workspace: target.workspace, host: target.host });
+      const result = await deploy({ adapter: exported, workspace: target.workspace, host: target.host, existing: env.settings.deployInto === "existing" });
       const record: DeploymentRecord = { host: target.host, workspace: result.workspace, changed: result.changed, ...(replaced ? { replaced } : {}), actions: countActions(result) };
       env.progress.note(describeDeployment(record));
       deployments.push(record);

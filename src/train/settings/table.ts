@@ -80,6 +80,12 @@ export const SETTINGS = {
     help: "export the final version (its files, origin and CARD.md) into DIR: a stable copy, where --deploy deploys from",
   }),
   deploy: withDefault(deployTargets, { group: "output", resumable: true, default: [], help: "deploy the final version (from --export) for HOST into DIR (repeatable)" }),
+  deployInto: optional(choice("generated", "existing"), {
+    group: "output",
+    resumable: true,
+    placeholder: "kind",
+    help: "existing: the --deploy folders are your own projects, deployed as with deploy --existing (only hermit's files, block and config entries are added); default generated",
+  }),
 } satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
