@@ -26,9 +26,10 @@ describe("train --deploy with --deploy-into existing", () => {
       deploy: `claude-code:${repo}`,
       deployInto: "existing",
     });
-    expect(result.deployments).toEqual([{ host: "claude-code", workspace: repo, changed: true }]);
+    expect(result.deployments).toMatchObject([{ host: "claude-code", workspace: repo, changed: true }]);
+    expect(result.deployments[0]).not.toHaveProperty("error");
     const report = JSON.parse(await readFile(join(repo, ".hermit-deploy.claude-code.light.json"), "utf8"));
-    expect(report).toMatchObject({ existing: true, adapter: { path: join(result.runDir, "checkout") } });
+    expect(report).toMatchObject({ existing: true, adapter: { path: join(result.runDir, "final") } });
     const claude = await readFile(join(repo, "CLAUDE.md"), "utf8");
     expect(claude.startsWith(USER_REPO["CLAUDE.md"])).toBe(true);
     expect(claude).toContain("Check the result.");
