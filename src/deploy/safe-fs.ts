@@ -63,6 +63,18 @@ export class WorkspaceWriter {
     }
   }
 
+  /**
+   * A "no such file", "not a folder" or "too many links" failure below `folder` is what a
+   * folder moved away or swapped (mid-swap, before the link appears) looks like: when the
+   * chain is no longer whole, that is WORKSPACE_CHANGED, not an unwritable workspace.
+   */
+  private explainMissing(error: unknown, folder: string, target: string): void {
+    const code = (error as NodeJS.ErrnoException)?.code;
+    if (code !== "ENOENT" && code !== "ENOTDIR" && code !== "ELOOP") return;
+    this.seen.clear();
+    this.checkFolders(folder, target);
+  }
+
   /** Create `folder` and the folders above it, one at a time, never through a symlink. */
   ensureFolder(folder: string): void {
     if (folder === "." || folder === "" || (HAS_PROC_FD && this.seen.has(folder))) return;
@@ -85,6 +97,7 @@ export class WorkspaceWriter {
       try {
         mkdirSync(this.full(current));
       } catch (error) {
+        this.explainMissing(error, dirname(current), folder);
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       this.proveFolder(current, folder);
@@ -147,6 +160,7 @@ export class WorkspaceWriter {
     try {
       fd = openSync(temp, CREATE, mode);
     } catch (error) {
+      this.explainMissing(error, folder, rel);
       const failure = error as NodeJS.ErrnoException;
       if (failure.path === temp) failure.path = target;
       throw error;
@@ -174,6 +188,7 @@ export class WorkspaceWriter {
           // not created, or gone
         }
       }
+      this.explainMissing(error, folder, rel);
       const failure = error as NodeJS.ErrnoException;
       if (failure?.path === temp) failure.path = target;
       throw error;

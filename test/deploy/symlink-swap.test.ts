@@ -13,6 +13,7 @@ import { applyPlan } from "../../src/deploy/apply.js";
 import { deploy, status } from "../../src/deploy/deploy.js";
 import type { Plan } from "../../src/deploy/plan.js";
 import { PENDING_FILE, RECORD_FILE } from "../../src/deploy/record.js";
+import { WorkspaceWriter } from "../../src/deploy/safe-fs.js";
 import { hermitCli } from "../../src/package-root.js";
 import { copyDir, exampleAdapter, readTree, tempDir, testdir } from "../helpers.js";
 
@@ -66,6 +67,23 @@ async function manySkills(count = 60): Promise<string> {
   return copyDir(exampleAdapter, tree);
 }
 
+describe("a folder moved away mid-swap (the link not there yet)", () => {
+  it("is WORKSPACE_CHANGED, not an unwritable workspace, and nothing is written", async () => {
+    const workspace = await testdir({ "keep.md": "mine" });
+    const writer = new WorkspaceWriter(workspace);
+    writer.ensureFolder("a/b");
+    await rename(join(workspace, "a/b"), join(workspace, "moved"));
+    let caught: unknown;
+    try {
+      writer.writeFile("a/b/new.md", bytes("new"));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: "WORKSPACE_CHANGED" });
+    expect(await everything(workspace)).toEqual(["a", "keep.md", "moved"]);
+  });
+});
+
 describe("a concurrent attacker swapping skill folders during a real deploy", () => {
   it("never gets a file written outside the workspace; the deploy succeeds or stops with WORKSPACE_CHANGED and recovers", async () => {
     const adapter = await manySkills();
@@ -99,7 +117,7 @@ describe("a concurrent attacker swapping skill folders during a real deploy", ()
       const code = await exited;
       outcomes.push(`${code}${stderr.includes("WORKSPACE_CHANGED") ? " WORKSPACE_CHANGED" : ""} (${swapped.size} swapped)`);
       expect(await everything(outside), `trial ${trial}: ${stderr}`).toEqual([...swapped].sort());
-      expect([0, 3]).toContain(code);
+      expect([0, 3], `trial ${trial}: ${stderr}`).toContain(code);
       if (code === 3) {
         expect(stderr).toContain("WORKSPACE_CHANGED");
         expect((await status({ workspace })).interrupted).toBe(true);
