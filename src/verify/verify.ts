@@ -206,14 +206,10 @@ interface HostRun {
   exercise?: ToolExercise[];
 }
 
-/** Prepare the home, run the host once against the stub, then its listing commands. */
-async function runHost(input: HostRunInput): Promise<HostRun> {
-  const { options, report, workspace, home, bin, stub, warnings } = input;
-  const log = options.log ?? (() => undefined);
-  const timeoutMs = options.timeoutMs ?? HOST_RUN_TIMEOUT_MS;
-  const recipe = recipes[report.host];
+/** The host program's version; the wrong host is an error, another version a warning. */
+async function checkedHostVersion(input: HostRunInput): Promise<{ version?: string; output: string }> {
+  const { options, report, workspace, home, bin, warnings } = input;
   const program = HOST_PROGRAMS[report.host];
-
   const version = await hostVersion(bin, home.env, workspace, options.signal);
   throwIfAborted(options.signal);
   const actual = hostOfVersionOutput(version.output);
@@ -232,6 +228,39 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
     );
   }
 
+  return version;
+}
+
+/** Run the recipe's listing commands (or reuse the run's output for those without one). */
+async function runListings(input: HostRunInput, recipe: HostRecipe, env: Readonly<Record<string, string>>, timeoutMs: number, runOutput: string) {
+  const { options, workspace, bin } = input;
+  const log = options.log ?? (() => undefined);
+  const listings: ListingOutput[] = [];
+  const listingRuns: VerifyReport["listings"] = [];
+  for (const command of recipe.listings) {
+    if (!command.args) {
+      listings.push({ command, output: runOutput });
+      continue;
+    }
+    log(`verify: ${command.label}`);
+    const argv = [bin, ...command.args];
+    const result = await runProcess({ argv, cwd: workspace, env, timeoutMs: Math.min(LISTING_TIMEOUT_MS, timeoutMs), signal: options.signal });
+    throwIfAborted(options.signal);
+    listings.push({ command, output: `${result.stdout}\n${result.stderr}` });
+    listingRuns.push({ command: command.label, exitCode: result.exitCode, timedOut: result.timedOut });
+  }
+  return { listings, listingRuns };
+}
+
+/** Prepare the home, run the host once against the stub, then its listing commands. */
+async function runHost(input: HostRunInput): Promise<HostRun> {
+  const { options, report, workspace, home, bin, stub, warnings } = input;
+  const log = options.log ?? (() => undefined);
+  const timeoutMs = options.timeoutMs ?? HOST_RUN_TIMEOUT_MS;
+  const recipe = recipes[report.host];
+  const program = HOST_PROGRAMS[report.host];
+
+  const version = await checkedHostVersion(input);
   const prepared = recipe.prepare({
     workspace,
     home: home.dir,
@@ -274,20 +303,7 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
   const requests: RecordedRequest[] = [...stub.requests];
   const served = exercised ? (await readAuditLog(auditLog)).map((record) => ({ tool: record.tool, ok: !record.error, result: record.result, ...(record.error ? { error: record.error.message } : {}) })) : [];
 
-  const listings: ListingOutput[] = [];
-  const listingRuns: VerifyReport["listings"] = [];
-  for (const command of recipe.listings) {
-    if (!command.args) {
-      listings.push({ command, output: runOutput });
-      continue;
-    }
-    log(`verify: ${command.label}`);
-    const argv = [bin, ...command.args];
-    const result = await runProcess({ argv, cwd: workspace, env, timeoutMs: Math.min(LISTING_TIMEOUT_MS, timeoutMs), signal: options.signal });
-    throwIfAborted(options.signal);
-    listings.push({ command, output: `${result.stdout}\n${result.stderr}` });
-    listingRuns.push({ command: command.label, exitCode: result.exitCode, timedOut: result.timedOut });
-  }
+  const { listings, listingRuns } = await runListings(input, recipe, env, timeoutMs, runOutput);
 
   const notPerformed = report.activation
     .filter((step) => !launch.performed.includes(step.id))
