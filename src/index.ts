@@ -55,6 +55,7 @@ export { train } from "./builtins.js";
 export { listRuns, showRun } from "./train/runs.js";
 export type { RunDetails, RunSummary } from "./train/runs.js";
 export type { TrainOptions, TrainResult, TrainStepSummary } from "./train/loop/trainer.js";
+export type { ObservedRun, RunEnding, TrainObservers } from "./train/observers.js";
 export type { TrainSettings } from "./train/settings/table.js";
 export type { DeploymentRecord, Evaluation, RunRecord, StepRecord } from "./train/records.js";
 export type { RunStatus, StepStatus } from "./train/types.js";

@@ -24,7 +24,7 @@ export const register: CommandRegistration = (program: Command, run) => {
       "Train an adapter: run scored rollouts with the accepted version, let an Evolver edit a candidate, " +
         "check and repair it against the template, accept or reject it on the validation split, and commit every " +
         "candidate to a Git version store. Ends with the sealed test split scored for the base and final versions, " +
-        "CARD.md, and optional deploys.\n" +
+        "CARD.md, and optional deploys. The run report runs/<id>/report.html is rewritten after every step (see hermit report).\n" +
         "Every setting can also come from --config run.yaml (see docs/trainer.md for its keys); flags override it.\n" +
         "Exit 0 when the run ended (completed, stopped by the Evolver, or a budget reached), 1 when no step succeeded, a deploy failed or the run was interrupted (Ctrl-C; it says how to resume), 2 bad input.",
     )

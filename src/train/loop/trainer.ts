@@ -5,9 +5,10 @@
 import { deploy } from "../../deploy/deploy.js";
 import { HermitError, errorMessage } from "../../errors.js";
 import { Session } from "../../runtime/session.js";
+import { notifier, type RunNotifier, type TrainObservers } from "../observers.js";
 import { emptyCatalog, type PluginCatalog } from "../plugins.js";
 import { silentProgress, type Progress } from "../progress.js";
-import type { DeploymentRecord, Evaluation } from "../records.js";
+import type { DeploymentRecord, Evaluation, RunRecord } from "../records.js";
 import { runRefs } from "../run-dir.js";
 import { RolloutCache } from "../rollouts/cache.js";
 import { createLocalExecutor } from "../rollouts/local.js";
@@ -38,6 +39,8 @@ export interface TrainOptions extends Omit<SettingsInput, "task" | "evolver"> {
   progress?: Progress;
   /** Aborting it stops the run after its last committed step; it can be resumed. */
   signal?: AbortSignal;
+  /** Told when the run opens, after each committed step and when the run ends (src/train/observers.ts). */
+  observers?: TrainObservers;
 }
 
 export interface TrainStepSummary {
@@ -72,21 +75,28 @@ export interface TrainResult {
  * refer to by name; the library's `train` (src/builtins.ts) passes hermit's own.
  */
 export async function train(options: TrainOptions, catalog: PluginCatalog = emptyCatalog): Promise<TrainResult> {
-  const { task, evolver, config, resume, cwd = process.cwd(), source = "options", progress = silentProgress, signal = new AbortController().signal, ...given } = options;
+  const { task, evolver, config, resume, cwd = process.cwd(), source = "options", progress = silentProgress, signal = new AbortController().signal, observers, ...given } = options;
   const objects = { task: typeof task === "object" ? task : undefined, evolver: typeof evolver === "object" ? evolver : undefined };
   const named = { ...(typeof task === "string" ? { task } : {}), ...(typeof evolver === "string" ? { evolver } : {}) };
   const opening = await openTraining({ settings: { ...given, ...named }, ...objects, config, resume, cwd, source }, catalog, progress);
   let env: RunEnvironment | undefined;
+  let tell: RunNotifier | undefined;
   // The last committed state: what a failure or an interruption records and reports.
   const latest = { state: opening.opened.state };
   try {
     env = await environment(opening, progress, signal);
+    tell = notifier(observers, { runsDir: opening.opened.settings.runsDir, runId: opening.opened.state.run.run, dir: opening.opened.paths.dir, store: opening.opened.store }, progress);
     latest.state = { ...latest.state, run: await saveRun(env, latest.state) };
-    const budget = await stepWithinBudgets(env, latest);
+    await tell.runOpened(latest.state.run);
+    const budget = await stepWithinBudgets(env, latest, tell);
     const finished = await finishRun(env, latest.state, runEnd(latest.state.steps, budget));
+    await tell.runFinished({ record: finished.state.run, interrupted: false });
     return resultOf(env, finished);
   } catch (error) {
-    if (env) await recordFailure(env, latest.state, error);
+    if (env) {
+      const record = await recordFailure(env, latest.state, error);
+      await tell?.runFinished({ record, interrupted: signal.aborted, ...(signal.aborted ? {} : { error: errorMessage(error) }) });
+    }
     if (signal.aborted) throw interrupted(opening, latest.state);
     throw error;
   } finally {
@@ -131,7 +141,7 @@ async function environment(opening: OpenedTraining, progress: Progress, signal: 
  * Steps from the last committed one up to `steps`, until the Evolver stops or a budget is used
  * up (returned). `latest.state` follows every committed step.
  */
-async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState }): Promise<string | undefined> {
+async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState }, tell: RunNotifier): Promise<string | undefined> {
   const stopped = () => latest.state.steps[latest.state.steps.length - 1]?.status === "stopped";
   for (let step = latest.state.run.lastStep + 1; step <= env.settings.steps && !stopped(); step++) {
     const budget = budgetReached(env.settings, { rollouts: env.batches.cache.size, elapsedSeconds: elapsedSeconds(env), usage: runUsage(env.batches.cache, latest.state.steps) });
@@ -140,6 +150,7 @@ async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState 
       return budget;
     }
     latest.state = await runStep(env, latest.state, step);
+    await tell.stepCommitted(latest.state.steps[latest.state.steps.length - 1]!, latest.state.run);
   }
   return undefined;
 }
@@ -163,9 +174,9 @@ function resultOf(env: RunEnvironment, finished: Awaited<ReturnType<typeof finis
 }
 
 /** A crash of the loop itself is recorded in `run.json`; an interruption leaves the run `running` (resumable, listed as interrupted). */
-async function recordFailure(env: RunEnvironment, state: RunState, error: unknown): Promise<void> {
+async function recordFailure(env: RunEnvironment, state: RunState, error: unknown): Promise<RunRecord> {
   const run = env.signal.aborted ? { ...state.run, reason: "interrupted" } : { ...state.run, status: "failed" as const, reason: errorMessage(error) };
-  await saveRun(env, { ...state, run }).catch(() => undefined);
+  return saveRun(env, { ...state, run }).catch(() => run);
 }
 
 function interrupted(opening: OpenedTraining, state: RunState): HermitError {
