@@ -86,6 +86,12 @@ def relative_to(root, filename):
     return None
 
 
+def located(error, root):
+    """``tools.py:12: `` for the innermost frame inside ``root``, else nothing."""
+    file, line = where(error, root) if root else (None, None)
+    return "%s:%s: " % (file, line) if file and line else ""
+
+
 def describe_error(error):
     if isinstance(error, SyntaxError):
         return "%s: %s" % (type(error).__name__, error.msg)
@@ -117,9 +123,7 @@ def import_file(root, relative, modules):
         raise
     except BaseException as error:  # noqa: B902 - SystemExit or KeyboardInterrupt from an import is a load problem too
         file, line = where(error, root)
-        location = "%s:%s: " % (file, line) if file and line else ""
-        error_text = describe_error(error)
-        raise LoadError("could not import %s: %s%s" % (relative, location, error_text), file or relative, line)
+        raise LoadError("could not import %s: %s%s" % (relative, located(error, root), describe_error(error)), file or relative, line)
     modules[path] = module
     return module
 
@@ -228,6 +232,7 @@ class Server:
         asyncio.set_event_loop(self.loop)
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="hermit-tool")
         self.tools = {}
+        self.root = None
         self.resources = FrozenDict()
         self.running = {}  # id -> asyncio task (async tools) or None (a thread)
         self.stuck = set()  # ids cancelled after a time-out whose thread still runs
@@ -268,7 +273,7 @@ class Server:
 
     def init(self, message):
         self.resources = freeze(message.get("resources") or {})
-        root = message["root"]
+        root = self.root = message["root"]
         problems = []
         modules = {}
         for tool in message["tools"]:
@@ -316,7 +321,8 @@ class Server:
             self.done(call_id)
             trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
             sys.stderr.write("hermit: tool call %d raised:\n%s" % (call_id, trace))
-            return self.send({"t": "error", "id": call_id, "key": key, "kind": "failed", "message": bounded(describe_error(error))})
+            message = bounded(located(error, self.root) + describe_error(error))
+            return self.send({"t": "error", "id": call_id, "key": key, "kind": "failed", "message": message, "trace": bounded(trace)})
         self.done(call_id)
         text, problem = as_json(value)
         if problem:
@@ -443,9 +449,7 @@ def check(request, step):
         except LoadError as error:
             response["custom"] = {"error": "custom check %s failed: %s" % (spec, error.problem)}
         except BaseException as error:  # noqa: B902
-            file, line = where(error, request["root"])
-            location = "%s:%s: " % (file, line) if file and line else ""
-            response["custom"] = {"error": "custom check %s failed: %s%s" % (spec, location, describe_error(error))}
+            response["custom"] = {"error": "custom check %s failed: %s%s" % (spec, located(error, request["root"]), describe_error(error))}
     exporter = request.get("exporter")
     if exporter:
         spec = "%s:%s" % (exporter["file"], exporter["function"])
@@ -458,7 +462,7 @@ def check(request, step):
         except LoadError as error:
             response["agents"] = {"error": "agent exporter %s failed: %s" % (spec, error.problem)}
         except BaseException as error:  # noqa: B902
-            response["agents"] = {"error": "agent exporter %s failed: %s" % (spec, describe_error(error))}
+            response["agents"] = {"error": "agent exporter %s failed: %s%s" % (spec, located(error, request["adapter"]), describe_error(error))}
     for tool in request.get("tools", []):
         entry = tool["entry"]
         step("tool " + tool["name"])

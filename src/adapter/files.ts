@@ -9,8 +9,12 @@ import { isAbsolute, join, relative } from "node:path";
 import { HermitError } from "../errors.js";
 import type { Problem } from "./types.js";
 
-/** Entries (folders, or a worktree's `.git` file) that are never part of an adapter's source tree. */
-export const IGNORED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules"]);
+/**
+ * Entries (folders, or a worktree's `.git` file) that are never part of an adapter's source
+ * tree: Git's, the adapter's installed dependencies (`node_modules`, a Python `.venv`) and
+ * Python's byte-code cache.
+ */
+export const IGNORED_DIRS: ReadonlySet<string> = new Set([".git", "node_modules", ".venv", "__pycache__"]);
 /**
  * Upper bounds that keep a hostile adapter from exhausting memory: entries walked (files,
  * folders and anything else), bytes of one file read, bytes of all files read together

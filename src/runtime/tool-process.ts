@@ -350,7 +350,8 @@ export class ToolProcess {
       running.onStart = (message) => {
         clearTimeout(timer);
         if (message.t === "ready") {
-          this.runtime = message.runtime ?? launch.runtime;
+          // What hermit chose (interpreter, where it came from, the sandbox) says more than the host's own name.
+          this.runtime = launch.runtime;
           return resolve();
         }
         const problems = message.problems.map((problem) => describeLoadProblem(problem, tools));

@@ -23,7 +23,8 @@ export async function ensureBuilt(): Promise<void> {
   if (!(await stat(hermitCli).catch(() => undefined))) throw new Error(`${hermitCli} is missing: run npm run build`);
 }
 
-const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
+/** A closed object schema (every property required unless `required` says otherwise). */
+export const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
   type: "object",
   properties,
   required,

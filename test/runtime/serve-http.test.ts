@@ -1,42 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, fixtureAdapter, hermitCli } from "./fixture.js";
-import { serveArgs, serverSuite } from "./server-suite.js";
+import { connectHttp, serveArgs, serverSuite, startHttp } from "./server-suite.js";
 
-/** Start `hermit serve --http 0` and read the URL it prints on stderr. */
-async function startHttp(args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
-  const child = spawn(process.execPath, [...args, "--http", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  let stdout = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  const url = await new Promise<URL>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-      const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match) resolve(new URL(match[1]!));
-    });
-    child.once("exit", (code) => reject(new Error(`hermit serve exited with ${code}: ${stderr}`)));
-  });
-  expect(stdout).toBe("");
-  return { child, url, stderr: () => stderr };
-}
-
-serverSuite("Streamable HTTP", async (setup) => {
-  const { child, url, stderr } = await startHttp(serveArgs(setup));
-  const client = new Client({ name: "hermit-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(url));
-  return {
-    client,
-    stderr,
-    async close() {
-      await client.close();
-      child.kill("SIGTERM");
-    },
-  };
-});
+serverSuite("Streamable HTTP", (setup) => connectHttp(serveArgs(setup)));
 
 /** A raw HTTP request; `host` overrides the Host header. */
 function post(url: URL, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {

@@ -1,19 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, fixtureAdapter, hermitCli } from "./fixture.js";
-import { serveArgs, serverSuite } from "./server-suite.js";
+import { connectStdio, serveArgs, serverSuite } from "./server-suite.js";
 
-serverSuite("stdio", async (setup) => {
-  const transport = new StdioClientTransport({ command: process.execPath, args: serveArgs(setup), stderr: "pipe" });
-  let stderr = "";
-  transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client({ name: "hermit-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
-});
+serverSuite("stdio", (setup) => connectStdio(serveArgs(setup)));
 
 /** A raw stdio session: write lines, read every stdout line as JSON. */
 class RawSession {

@@ -3,9 +3,12 @@
  * `Client`. `serve-stdio.test.ts` and `serve-http.test.ts` run it against a `hermit serve`
  * child process on their transport.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir } from "../helpers.js";
@@ -45,7 +48,50 @@ export function serveArgs(setup: SuiteSetup, extra: string[] = []): string[] {
   ];
 }
 
-const text = (result: CallToolResult) =>
+/** `hermit serve` (argv after node) on stdio, with the SDK's client connected. */
+export async function connectStdio(args: string[]): Promise<ServerUnderTest> {
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "hermit-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** Start `hermit serve ... --http 0` and read the URL it prints on stderr. */
+export async function startHttp(args: string[]): Promise<{ child: ChildProcess; url: URL; stderr: () => string }> {
+  const child = spawn(process.execPath, [...args, "--http", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  let stdout = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+      const match = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+      if (match) resolve(new URL(match[1]!));
+    });
+    child.once("exit", (code) => reject(new Error(`hermit serve exited with ${code}: ${stderr}`)));
+  });
+  expect(stdout).toBe("");
+  return { child, url, stderr: () => stderr };
+}
+
+/** `hermit serve` (argv after node) over Streamable HTTP, with the SDK's client connected. */
+export async function connectHttp(args: string[]): Promise<ServerUnderTest> {
+  const { child, url, stderr } = await startHttp(args);
+  const client = new Client({ name: "hermit-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return {
+    client,
+    stderr,
+    async close() {
+      await client.close();
+      child.kill("SIGTERM");
+    },
+  };
+}
+
+export const text = (result: CallToolResult) =>
   result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 
 export function serverSuite(transport: string, start: (setup: SuiteSetup) => Promise<ServerUnderTest>): void {
