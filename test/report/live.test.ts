@@ -106,6 +106,29 @@ describe("the report a Trainer keeps current", () => {
     expect(shown(await pageData(join(runsDir, "throws")))).toEqual(recorded(await stepRecords(join(runsDir, "throws"))));
   }, 120_000);
 
+  it.skipIf(skipBecause(noChromium))("a run of one step: the page the Trainer leaves opens in a browser with one point, one row, one column", async () => {
+    const { adapter, runsDir } = await setup("light");
+    const { task } = markerTask();
+    const { evolver } = scriptedEvolver([addCheck]);
+    await train({ adapter, template: lightAdapter, task, evolver, steps: 1, runsDir, runId: "one" });
+    const file = join(runsDir, "one", "report.html");
+    const opened = await openReport(file);
+    try {
+      const facts = await pageFacts(opened.page);
+      expect(opened.problems).toEqual([]);
+      expect(opened.requests).toEqual([`file://${file}`]);
+      expect(facts.chartX).toEqual([1]);
+      expect(facts.chartCandidate).toEqual([0.5]);
+      expect(facts.rows.map((row) => row.status)).toEqual(["accepted"]);
+      // Validation: the base column and step 1's, for v1 and v2; all scored.
+      const validation = facts.heatmaps.find((map) => map.id === "validation")!;
+      expect(validation.cells.map((cell) => `${cell.row}:${cell.col}:${cell.state}`).sort()).toEqual(["0:0:score", "0:1:score", "1:0:score", "1:1:score"]);
+      expect(facts.embedded.run.status).toBe("completed");
+    } finally {
+      await opened.close();
+    }
+  }, 120_000);
+
   it("kill -9 during a step leaves the page of the committed steps, whole, and a browser opens it cleanly", async () => {
     // `hermit train` killed during step 3's validation: steps 1 and 2 are committed.
     const run = await interruptedRun();
