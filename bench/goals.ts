@@ -72,6 +72,12 @@ export const GOALS = {
     text: "≤ 1.5×",
     bench: "train",
   },
+  "trainer-step-report": {
+    measure: "Trainer step as `hermit train` runs it (the run report refreshed after it) / `git add` + `git commit` of the same change",
+    on: "wall",
+    text: "no goal: the report's share of a step",
+    bench: "train",
+  },
   "serve-p50": {
     measure: "`hermit serve` p50 round trip / minimal SDK server",
     max: 1.2,
@@ -79,10 +85,24 @@ export const GOALS = {
     text: "≤ 1.2×",
     bench: "serve",
   },
+  "report-200": {
+    measure: "`hermit report` of a 200-step run / reading and parsing the run's files",
+    max: 15,
+    on: "cpu",
+    text: "≤ 15×",
+    bench: "report",
+  },
+  "report-refresh": {
+    measure: "the Trainer's report refresh after a step of a 200-step run / reading and parsing the run's files",
+    max: 5,
+    on: "cpu",
+    text: "≤ 5×",
+    bench: "report",
+  },
   "run-memory": {
     measure: "200-step run: memory",
     on: "wall",
-    text: "flat (no growth per step)",
+    text: "flat (no growth per step: heap after GC < 16 KB per step)",
     bench: "train",
   },
 } satisfies Record<string, Goal>;

@@ -3,7 +3,7 @@
  * 1. `hermit report`'s work — read the records and the Git store, build the model, render and
  *    write the page — against the baseline of reading the run's own files (run.json, every
  *    step's step.json and learning.json, rollouts.jsonl: read and JSON-parsed), paired and
- *    interleaved in the same run, CPU time.
+ *    interleaved in the same run (bench/lib.ts `compare`), CPU time.
  * 2. The Trainer's per-step refresh (diffs of earlier steps memoized) against the same baseline.
  * 3. The page's size, and its render time in headless Chromium (navigation start → charts drawn).
  */
@@ -18,7 +18,7 @@ import { writeReport } from "../src/report/write.js";
 import { train } from "../src/builtins.js";
 import { VersionStore } from "../src/train/store.js";
 import { lightAdapter, rulesRun } from "../test/report/fixtures/rules.js";
-import { table } from "./lib.js";
+import { compare } from "./lib.js";
 
 const steps = Number(process.env.BENCH_REPORT_STEPS ?? 200);
 const rounds = Number(process.env.BENCH_REPORT_ROUNDS ?? 7);
@@ -52,43 +52,16 @@ async function readFiles(): Promise<number> {
   return bytes;
 }
 
-/** CPU milliseconds (user + system) and wall milliseconds of one call. */
-async function measure(fn: () => Promise<unknown>): Promise<{ cpu: number; wall: number }> {
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await fn();
-  const used = process.cpuUsage(cpu);
-  return { cpu: (used.user + used.system) / 1000, wall: performance.now() - start };
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const out = join(scratch, "report.html");
 const warmMemo = new ReportMemo();
 const store = (await VersionStore.openExisting(join(runsDir, "versions.git")))!;
 await readReportInput(runsDir, settings.runId, { memo: warmMemo, store });
-const samples = { files: [] as number[], report: [] as number[], refresh: [] as number[], filesWall: [] as number[], reportWall: [] as number[], refreshWall: [] as number[] };
 let size = 0;
-await readFiles();
-await writeReport({ runsDir, runId: settings.runId, out });
-for (let round = 0; round < rounds; round++) {
-  // Interleaved: each round measures the baseline and both report paths back to back.
-  const files = await measure(readFiles);
-  const report = await measure(async () => (size = (await writeReport({ runsDir, runId: settings.runId, out })).bytes));
-  const refresh = await measure(() => writeReport({ runsDir, runId: settings.runId, out, memo: warmMemo, store }));
-  samples.files.push(files.cpu);
-  samples.report.push(report.cpu);
-  samples.refresh.push(refresh.cpu);
-  samples.filesWall.push(files.wall);
-  samples.reportWall.push(report.wall);
-  samples.refreshWall.push(refresh.wall);
-}
-const base = median(samples.files);
-table(`report of a ${steps}-step run (median of ${rounds} interleaved rounds; ratio = CPU time / reading the run's files)`, [
-  { what: "read the run's files (baseline)", "CPU ms": base, "wall ms": median(samples.filesWall), ratio: 1, goal: "—" },
-  { what: "hermit report: read + diffs + render + write", "CPU ms": median(samples.report), "wall ms": median(samples.reportWall), ratio: median(samples.report) / base, goal: "≤ 15" },
-  { what: "Trainer refresh after a step (memoized diffs)", "CPU ms": median(samples.refresh), "wall ms": median(samples.refreshWall), ratio: median(samples.refresh) / base, goal: "≤ 5" },
-]);
+const readTheFiles = { label: "read and parse the run's files", run: readFiles };
+await compare("report-200", { label: "hermit report (read, diffs, render, write)", run: async () => (size = (await writeReport({ runsDir, runId: settings.runId, out })).bytes) }, readTheFiles, { pairs: rounds });
+await compare("report-refresh", { label: "Trainer's refresh (memoized diffs)", run: () => writeReport({ runsDir, runId: settings.runId, out, memo: warmMemo, store }) }, readTheFiles, { pairs: rounds });
 console.log(`\npage size: ${(size / 1024).toFixed(0)} KB for ${steps} steps`);
 
 const chromium = process.env.HERMIT_CHROMIUM ?? "/usr/bin/chromium";

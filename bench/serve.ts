@@ -3,7 +3,9 @@
  * exposes the same function (`count_words` of examples/file_adapter) with no validation, no
  * tool thread and no audit log, measured in the same run with the same SDK client:
  * sequential latency (p50, p95) and throughput with concurrent calls. The servers take turns
- * per round so machine load hits both alike.
+ * per round so machine load hits both alike. Then the goal's row (`serve-p50`): one call to
+ * each server in turn, both connected, BENCH_SERVE_PAIRS pairs (default 501); the median of
+ * the per-pair ratios is the p50 round trip's ratio.
  *
  *   node --import jiti/register bench/serve.ts   (env: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS)
  */
@@ -16,7 +18,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hermitCli, packageRoot } from "../src/package-root.js";
-import { table } from "./lib.js";
+import { compare, table } from "./lib.js";
 
 const calls = Number(process.env.BENCH_CALLS ?? 1000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -61,13 +63,19 @@ interface Sample {
   throughput: number;
 }
 
-async function measure(args: string[]): Promise<Sample> {
+/** A client connected to a server started with `args`, and one checked `count_words` call. */
+async function connect(args: string[]) {
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "ignore" }));
   const call = async () => {
     const result = await client.callTool({ name: "count_words", arguments: { text } });
     if (result.isError || (result.structuredContent as { count: number }).count !== 72) throw new Error("wrong result");
   };
+  return { client, call };
+}
+
+async function measure(args: string[]): Promise<Sample> {
+  const { client, call } = await connect(args);
   for (let i = 0; i < 100; i++) await call(); // warm-up
   const latencies: number[] = [];
   for (let i = 0; i < calls; i++) {
@@ -101,6 +109,16 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const [name, args] of Object.entries(servers)) samples[name]!.push(await measure(args));
   }
+  const hermit = await connect(servers["hermit serve"]);
+  const minimal = await connect(servers["minimal SDK server"]);
+  for (let i = 0; i < 100; i++) await Promise.all([hermit.call(), minimal.call()]);
+  await compare(
+    "serve-p50",
+    { label: "hermit serve: one call", run: hermit.call },
+    { label: "minimal SDK server: one call", run: minimal.call },
+    { pairs: Number(process.env.BENCH_SERVE_PAIRS ?? 501) },
+  );
+  await Promise.all([hermit.client.close(), minimal.client.close()]);
 } finally {
   await rm(scratch, { recursive: true, force: true });
 }

@@ -1,22 +1,37 @@
 /**
- * The Trainer's own overhead per step, with instant rollouts and the no-op Evolver (accept
- * always, so every step commits, moves the branch, tags a checkpoint and refreshes the
- * checkout), next to committing the same tree with the `git` CLI (`git add -A` + `git commit`)
- * measured in the same run; then the wall time and peak memory of a 200-step run.
+ * The Trainer's step against committing the same change with the `git` CLI, and a 200-step
+ * run's memory.
+ *
+ * 1. `trainer-step`: one whole step of a real run — export the accepted version, the acting
+ *    batch, the Evolver's edit (a new line in ADAPTER.md, so the candidate changes every step,
+ *    plus a stray file the template does not declare, so check, repair and the re-check run),
+ *    validation of the new candidate (new rollouts: the tree is new), the decision, the commit,
+ *    the pointer moves — paired and interleaved with `git add -A` + `git commit` of the same
+ *    line in a plain repository. The run is held between steps by an observer the Trainer
+ *    awaits after each committed step: releasing it times exactly one step. The Trainer alone
+ *    (no report observer) is the goal's subject; the same step with the run report refreshed
+ *    after it (what `hermit train` does) is a row for context.
+ * 2. `run-memory`: a 200-step run as `hermit train` runs it (report included); after each
+ *    step, a full GC and the heap in use. Flat means the heap after GC grows by less than
+ *    FLAT_KB per step (a least-squares slope over the steps after the first 20): a step's own
+ *    records (its step record in the run's state, the report's memo of its diff) are a few KB.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, writeFile, mkdir } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { train } from "../src/builtins.js";
-import { defineTask } from "../src/plugin.js";
-import { table } from "./lib.js";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { builtinPlugins, train } from "../src/builtins.js";
+import { defineEvolver, defineTask } from "../src/plugin.js";
+import { train as trainerAlone, type TrainOptions } from "../src/train/loop/trainer.js";
+import { compare, observe } from "./lib.js";
 
 const exec = promisify(execFile);
-const steps = Number(process.env.BENCH_TRAIN_STEPS ?? 30);
+const pairs = Number(process.env.BENCH_PAIRS ?? 9);
 const longSteps = Number(process.env.BENCH_TRAIN_LONG_STEPS ?? 200);
+const FLAT_KB = 16;
 const scratch = await mkdtemp(join(tmpdir(), "hermit-bench-train-"));
 
 /** An adapter with a context, 10 skills and a fixed README, that is its own template. */
@@ -53,63 +68,118 @@ const instant = defineTask({
   rollout: () => ({ score: 1 }),
 });
 
-async function run(stepCount: number, name: string) {
+/** Step n adds "Rule n." (a new candidate every step) and, when `stray`, a file repair removes. */
+const ruleEvolver = (stray: boolean) =>
+  defineEvolver({
+    name: "rules",
+    async step(context) {
+      await appendFile(join(context.workspace.adapter, "ADAPTER.md"), `\nRule ${context.step}.\n`);
+      if (stray) await writeFile(join(context.workspace.adapter, "notes.txt"), `scratch ${context.step}\n`);
+      return { status: "done", summary: `added rule ${context.step}` };
+    },
+  });
+
+/**
+ * A run held after every committed step: `next()` lets one more step run and resolves when it
+ * has committed; `done` is the run's end.
+ */
+async function heldRun(name: string, steps: number, run: (options: TrainOptions) => Promise<unknown>) {
   const adapter = await makeAdapter(join(scratch, `${name}-adapter`));
-  const start = performance.now();
-  const result = await train({ adapter, template: adapter, task: instant, evolver: "noop", steps: stepCount, accept: "always", runsDir: join(scratch, "runs"), runId: name });
-  const total = performance.now() - start;
-  const records = await Promise.all(
-    result.steps.map(async (step) => JSON.parse(await readFile(join(result.runDir, "steps", String(step.step), "step.json"), "utf8")) as { durationMs: number }),
-  );
-  return { total, stepMs: records.map((record) => record.durationMs) };
+  let committed: (() => void) | undefined;
+  let release: (() => void) | undefined;
+  const waitCommit = () => new Promise<void>((resolve) => (committed = resolve));
+  let first: Promise<void> | undefined = waitCommit();
+  const done = run({
+    adapter, template: adapter, task: instant, evolver: ruleEvolver(true), steps, accept: "always", runsDir: join(scratch, `${name}-runs`), runId: name,
+    observers: {
+      stepCommitted: async () => {
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        committed?.();
+        await gate;
+      },
+    },
+  });
+  await first;
+  first = undefined;
+  return {
+    async next() {
+      const step = waitCommit();
+      release!();
+      await step;
+    },
+    async finish() {
+      release!();
+      await done;
+    },
+  };
 }
 
-/** Committing the same tree with the git CLI, per commit (median over `count`). */
-async function gitCliCommit(count: number): Promise<number> {
+/** `git add -A` + `git commit` of one new line, in a plain repository of the same files. */
+async function gitRepo() {
   const repo = await makeAdapter(join(scratch, "git-cli"));
   const git = (...args: string[]) => exec("git", ["-c", "user.name=bench", "-c", "user.email=bench@localhost", ...args], { cwd: repo });
   await git("init", "-q");
-  const times: number[] = [];
-  for (let i = 0; i <= count; i++) {
-    await writeFile(join(repo, "ADAPTER.md"), `# Bench\n\nAnswer briefly.\n${i}\n`);
-    const start = performance.now();
+  await git("add", "-A");
+  await git("commit", "-q", "-m", "base");
+  let n = 0;
+  return async () => {
+    n += 1;
+    await appendFile(join(repo, "ADAPTER.md"), `\nRule ${n}.\n`);
     await git("add", "-A");
-    await git("commit", "-q", "-m", `step ${i}`);
-    if (i > 0) times.push(performance.now() - start);
-  }
-  return median(times);
+    await git("commit", "-q", "-m", `step ${n}`);
+  };
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
+const gitCommit = { label: "git add -A + git commit (same line)", run: await gitRepo() };
+// Steps: the first (untimed, reaches the hold), compare's warm-up, the pairs, and one to finish.
+const stepsNeeded = pairs + 2;
 
-// Warm the module graph. A step's full cost (pointer moves and checkout refresh included) is
-// the difference between a run of N steps and a run of 0 steps (same setup and final phase).
-await run(2, "warmup");
-const empty = await run(0, "zero");
-const trainer = await run(steps, "overhead");
-const perStep = (trainer.total - empty.total) / steps;
-const cli = await gitCliCommit(steps);
+const alone = await heldRun("alone", stepsNeeded, (options) => trainerAlone(options, builtinPlugins));
+await compare("trainer-step", { label: "Trainer step (check, repair, validation)", run: alone.next }, gitCommit, { pairs });
+await alone.finish();
 
-table(`Trainer overhead per step (${steps} steps, noop Evolver, instant rollouts, accept=always)`, [
-  { measure: "Trainer step, all included (ms)", value: perStep },
-  { measure: "  of which inside the step record, up to the commit point (median ms)", value: median(trainer.stepMs) },
-  { measure: "git CLI add + commit of the same tree (median ms)", value: cli },
-  { measure: "ratio (Trainer step / git CLI commit)", value: perStep / cli },
-]);
+const reported = await heldRun("reported", stepsNeeded, train);
+await compare("trainer-step-report", { label: "Trainer step + report refresh", run: reported.next }, gitCommit, { pairs });
+await reported.finish();
 
+// The memory of a long run, as `hermit train` runs it.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const heap: number[] = [];
 let peak = process.memoryUsage().rss;
-const before = peak;
-const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
-const long = await run(longSteps, "long");
+const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+const longAdapter = await makeAdapter(join(scratch, "long-adapter"));
+const started = performance.now();
+await train({
+  adapter: longAdapter, template: longAdapter, task: instant, evolver: ruleEvolver(false), steps: longSteps, accept: "always", runsDir: join(scratch, "long-runs"), runId: "long",
+  observers: {
+    stepCommitted: () => {
+      gc();
+      heap.push(process.memoryUsage().heapUsed);
+    },
+  },
+});
 clearInterval(sampler);
-table(`A ${longSteps}-step run`, [
-  { measure: "wall time (s)", value: long.total / 1000 },
-  { measure: "per step, all included (ms)", value: (long.total - empty.total) / longSteps },
-  { measure: "first 20 steps, mean up to the commit point (ms)", value: long.stepMs.slice(0, 20).reduce((a, b) => a + b, 0) / 20 },
-  { measure: "last 20 steps, mean up to the commit point (ms)", value: long.stepMs.slice(-20).reduce((a, b) => a + b, 0) / 20 },
-  { measure: "RSS before (MB)", value: before / 2 ** 20 },
-  { measure: "peak RSS during the run (MB)", value: peak / 2 ** 20 },
-]);
+const wall = (performance.now() - started) / 1000;
+const tail = heap.slice(Math.min(20, Math.floor(heap.length / 2)));
+const slopeKb = slope(tail) / 1024;
+observe(
+  "run-memory",
+  `heap after GC ${(heap[0]! / 2 ** 20).toFixed(1)} MB after step 1, ${(heap[heap.length - 1]! / 2 ** 20).toFixed(1)} MB after step ${heap.length}; ` +
+    `${slopeKb.toFixed(1)} KB per step (goal: < ${FLAT_KB} KB); peak RSS ${(peak / 2 ** 20).toFixed(0)} MB; ${wall.toFixed(1)} s`,
+  slopeKb < FLAT_KB,
+);
+
+/** Least-squares slope of values over their index. */
+function slope(values: number[]): number {
+  const n = values.length;
+  const meanX = (n - 1) / 2;
+  const meanY = values.reduce((sum, value) => sum + value, 0) / n;
+  let num = 0;
+  let den = 0;
+  values.forEach((value, x) => {
+    num += (x - meanX) * (value - meanY);
+    den += (x - meanX) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+}
