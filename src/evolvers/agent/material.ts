@@ -4,7 +4,8 @@
  * previous repair, and `history.md` — the steps so far with what the learner said and changed,
  * kept in the Evolver's state directory across steps (and a resume).
  */
-import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fs/atomic.js";
 import type { HistoryEntry, LearningMaterial, RolloutRecord } from "../../train/types.js";
@@ -86,14 +87,22 @@ async function copyEvidence(from: string, to: string): Promise<string[]> {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await walk(dir, path);
       else if (entry.isFile()) {
-        const size = (await stat(join(from, path))).size;
-        if (size > MAX_EVIDENCE_FILE || total + size > MAX_EVIDENCE_TOTAL) {
-          skipped.push(`${path} (${size} bytes)`);
-          continue;
+        // O_NOFOLLOW: a file swapped for a link after the listing is left out, never followed.
+        const handle = await open(join(from, path), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined);
+        if (!handle) continue;
+        try {
+          const info = await handle.stat();
+          if (!info.isFile()) continue;
+          if (info.size > MAX_EVIDENCE_FILE || total + info.size > MAX_EVIDENCE_TOTAL) {
+            skipped.push(`${path} (${info.size} bytes)`);
+            continue;
+          }
+          total += info.size;
+          await mkdir(join(to, rel), { recursive: true });
+          await writeFile(join(to, path), await handle.readFile());
+        } finally {
+          await handle.close();
         }
-        total += size;
-        await mkdir(join(to, rel), { recursive: true });
-        await copyFile(join(from, path), join(to, path));
       }
     }
   };

@@ -3,7 +3,8 @@
  * directory (transcripts, answers, logs) and the tool calls of its audit log beside it. Bounded:
  * a few files, each read up to a cap, binary files skipped, symlinks not followed.
  */
-import { lstat, open, readdir } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeUtf8 } from "../../adapter/files.js";
 
@@ -45,10 +46,12 @@ async function listFiles(root: string): Promise<string[]> {
 
 /** The first FILE_BYTES of a regular file as UTF-8 (with a marker when cut); undefined when binary or missing. */
 async function readHead(file: string): Promise<string | undefined> {
-  const info = await lstat(file).catch(() => undefined);
-  if (!info?.isFile()) return undefined;
-  const handle = await open(file, "r");
+  // O_NOFOLLOW: a file swapped for a link after the listing is refused, not followed.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined);
+  if (!handle) return undefined;
   try {
+    const info = await handle.stat();
+    if (!info.isFile()) return undefined;
     const buffer = Buffer.alloc(Math.min(info.size, FILE_BYTES));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     let bytes = buffer.subarray(0, bytesRead);
