@@ -152,6 +152,7 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
   const adapterToolCalls = await servedCalls(rollout.auditLog, offset);
   const skills = skillsRead(run.transcript.toolCalls, report);
   const usage = priceUsage(host, run.transcript.usage, settings.modelName, settings.prices);
+  const usageUnknown = unknownUsage(host, usage, settings.modelName);
   const result: ActResult = {
     ...turnEnd(run),
     transcript: run.process.stdout,
@@ -161,6 +162,7 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
     skillsRead: skills,
     adapterUse: adapterUse(skills, adapterToolCalls),
     ...(usage ? { usage } : {}),
+    ...(usageUnknown ? { usageUnknown } : {}),
     durationMs: run.process.durationMs,
     workspace,
   };
@@ -170,4 +172,13 @@ async function act(settings: ActorSettings, rollout: ActRollout, request: ActReq
   const { transcript: _transcript, ...summary } = result;
   await writeJson(join(evidence, "act.json"), { ...summary, argv: run.argv, performed: run.performed });
   return result;
+}
+
+/** Why a turn's usage or cost is unknown (undefined when both are known). */
+function unknownUsage(host: HostId, usage: ActResult["usage"], modelName: string | undefined): string | undefined {
+  if (!usage) return `${host} reported no usage in its output`;
+  const tokens = [usage.input === undefined ? "input" : "", usage.output === undefined ? "output" : ""].filter(Boolean);
+  const cost = usage.costUsd === undefined ? `${host} reported no cost and the price table has no price for ${modelName ?? "the actor model"}` : "";
+  const parts = [tokens.length > 0 ? `${host} reported no ${tokens.join(" or ")} tokens` : "", cost].filter(Boolean);
+  return parts.length > 0 ? parts.join("; ") : undefined;
 }

@@ -2,7 +2,8 @@
  * `hostTask({...})`: the common shape of a Task acted by a real host — instances with starting
  * files and a prompt, one host turn each, a scoring function over the workspace the host left.
  * A turn that could not be measured (the host timed out, was killed, exited non-zero or did
- * not start) is a `null` score with the reason as feedback, never a 0.
+ * not start) is a `null` score with the reason as feedback, never a 0, and says the rollout
+ * `failed` (`timeout` or `error`), so the Trainer retries it and never reuses it as a result.
  */
 import type { ActRequest } from "./act.js";
 import { unmeasured } from "./headless.js";
@@ -25,9 +26,13 @@ export interface HostScore {
 /** What the rollout returns: the score, the feedback, the usage and the adapter-use evidence. */
 export interface HostRolloutResult extends HostScore {
   usage?: { inputTokens?: number; outputTokens?: number; costUsd?: number };
+  /** Why the usage or its cost is unknown, when it is. */
+  usageUnknown?: string;
   /** The turn's tokens in the model layer's shape. */
   tokens?: HostUsage;
   adapterUse?: AdapterUse;
+  /** The host failed (crashed, exited non-zero, ran out of time): the score is null. */
+  failed?: { status: "error" | "timeout"; reason: string };
 }
 
 export interface HostTaskOptions<Instance extends { id: string }, InstancesArgs extends unknown[]> {
@@ -81,11 +86,15 @@ export function hostTask<Instance extends { id: string }, InstancesArgs extends 
       const usage = trainerUsage(result.usage);
       const measured = {
         ...(usage ? { usage } : {}),
+        ...(result.usageUnknown ? { usageUnknown: result.usageUnknown } : {}),
         ...(result.usage ? { tokens: result.usage } : {}),
         adapterUse: result.adapterUse,
       };
       const why = unmeasured(result);
-      if (why !== undefined) return { score: null, feedback: `${why}\n${adapterUseLine(result.adapterUse)}`, ...measured };
+      if (why !== undefined) {
+        const failed = { status: result.timedOut ? ("timeout" as const) : ("error" as const), reason: why };
+        return { score: null, feedback: `${why}\n${adapterUseLine(result.adapterUse)}`, ...measured, failed };
+      }
       const scored = await options.score(result, instance, context);
       const feedback = [scored.feedback, adapterUseLine(result.adapterUse)].filter(Boolean).join("\n");
       return { score: scored.score, feedback, ...measured };

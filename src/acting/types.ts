@@ -84,6 +84,8 @@ export interface ActResult {
   adapterUse: AdapterUse;
   /** Undefined when the host reported no usage (unknown, never zero). */
   usage?: HostUsage;
+  /** Why the usage, or its cost, is unknown, when it is. */
+  usageUnknown?: string;
   /** The host's exit code; null when it was killed (time limit, interruption) or never started. */
   exitCode: number | null;
   timedOut: boolean;

@@ -4,6 +4,7 @@ import type { RepairRecord } from "../check/repair.js";
 import type { SpecResult } from "../check/types.js";
 import type { TrainSettings } from "./settings/table.js";
 import type { RunStatus, StepResult, StepStatus, Usage } from "./types.js";
+import type { AdapterUseTotals } from "./adapter-use.js";
 import type { UsageTotals } from "./usage.js";
 
 /** Scores of one version on one split. */
@@ -51,6 +52,8 @@ export interface RunRecord {
   elapsedSeconds: number;
   rollouts: { ran: number; cached: number };
   usage: UsageTotals;
+  /** Did the acting host use the adapter, over every rollout that ran (absent in runs before it was recorded). */
+  adapterUse?: AdapterUseTotals;
   final?: { commit: string; tag: string; test: { base: Evaluation; final: Evaluation } };
   /** The folder the final version was exported to (`--export`). */
   exported?: string;
@@ -89,6 +92,8 @@ export interface StepRecord {
   repair?: RepairRecord;
   rollouts: { ran: number; cached: number };
   usage: UsageTotals;
+  /** Did the acting host use the adapter, over the rollouts this step ran. */
+  adapterUse?: AdapterUseTotals;
   durationMs: number;
   /** True when rebuilt from Git alone after a crash (fewer details). */
   rebuilt?: boolean;

@@ -3,8 +3,9 @@ import { readdir, readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { HermitError } from "../errors.js";
-import { readJson } from "../fs/json.js";
+import { readJson, readJsonLines } from "../fs/json.js";
 import type { RunRecord, StepRecord } from "./records.js";
+import type { RolloutRecord } from "./types.js";
 import { runPaths, stepDir } from "./run-dir.js";
 import { runIdProblem } from "./settings/kinds.js";
 
@@ -26,6 +27,8 @@ export interface RunSummary {
 export interface RunDetails extends RunSummary {
   record: RunRecord;
   stepRecords: StepRecord[];
+  /** Every rollout that ran, in the order they finished (`rollouts.jsonl`), when asked for. */
+  rollouts?: RolloutRecord[];
 }
 
 /** Every run under `runsDir`, newest first. */
@@ -41,7 +44,7 @@ export async function listRuns(runsDir: string): Promise<RunSummary[]> {
   return runs.sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1));
 }
 
-export async function showRun(runsDir: string, runId: string): Promise<RunDetails> {
+export async function showRun(runsDir: string, runId: string, options: { rollouts?: boolean } = {}): Promise<RunDetails> {
   const problem = runIdProblem(runId);
   if (problem) throw new HermitError("USAGE", `run id '${runId}' ${problem}`, { run: runId });
   const paths = runPaths(runsDir, runId);
@@ -52,7 +55,8 @@ export async function showRun(runsDir: string, runId: string): Promise<RunDetail
     const saved = await readJson<StepRecord>(join(stepDir(paths, step), "step.json"));
     if (saved) stepRecords.push(saved);
   }
-  return { ...(await summarize(record, paths.dir, paths.lock)), record, stepRecords };
+  const rollouts = options.rollouts ? { rollouts: await readJsonLines<RolloutRecord>(paths.rollouts) } : {};
+  return { ...(await summarize(record, paths.dir, paths.lock)), record, stepRecords, ...rollouts };
 }
 
 async function summarize(record: RunRecord, dir: string, lock: string): Promise<RunSummary> {

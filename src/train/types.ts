@@ -3,6 +3,8 @@
  * records a run leaves behind (docs/trainer.md). Everything here is plain data or a
  * plugin interface; the loop lives in `loop/`.
  */
+import type { ActRequest } from "../acting/act.js";
+import type { ActResult, AdapterUse } from "../acting/types.js";
 import type { Session, SessionOptions } from "../runtime/session.js";
 import type { RepairAction } from "../check/repair.js";
 import type { Issue } from "../check/types.js";
@@ -38,6 +40,16 @@ export interface RolloutResult {
   /** What went right or wrong, for the learner. */
   feedback?: string;
   usage?: Usage;
+  /** Why a usage field is missing, when one is (e.g. the host reported no cost and the price table has no price for the model). */
+  usageUnknown?: string;
+  /** Did the acting host use the adapter: the skills it read, the adapter tools it called (`hostTask` fills it from `ctx.act`). */
+  adapterUse?: AdapterUse;
+  /**
+   * The rollout could not be measured because what ran it failed — the host crashed, exited
+   * non-zero or ran out of time — rather than the task judging it: recorded as `error` or
+   * `timeout` with a null score (never 0), retried under `--retries`, never reused as a result.
+   */
+  failed?: { status: "error" | "timeout"; reason: string };
 }
 
 /** What a rollout is given. */
@@ -67,6 +79,13 @@ export interface RolloutContext<Options extends PluginOptions = PluginOptions> {
   session(options?: Omit<SessionOptions, "evidence" | "auditLog">): Promise<Session>;
   /** Deploy the version under test into `workspace` for `host` (a real host can then be launched there). */
   deploy(host: string, workspace: string): Promise<unknown>;
+  /**
+   * One turn of a real host on this instance (docs/acting.md): a fresh workspace with `files`,
+   * the version under test deployed there, the host (`--actor-host`, or `host`) run headless
+   * against `--actor-model`. The workspace stays readable until the rollout returns. Throws a
+   * usage error when the run has no actor (`--actor-host`, `--actor-model`).
+   */
+  act(request: ActRequest): Promise<ActResult>;
 }
 
 /** What `Task.instances` is given besides the split. */
@@ -185,7 +204,12 @@ export interface RolloutRecord extends RolloutKey {
   score: number | null;
   feedback?: string;
   error?: string;
+  /** Usage over every attempt; a field some attempt did not report is left out (unknown, never 0). */
   usage?: Usage;
+  /** Why a usage field is missing, when the task or the Trainer knows. */
+  usageUnknown?: string;
+  /** Did the acting host use the adapter (rollouts acted through a host). */
+  adapterUse?: AdapterUse;
   durationMs: number;
   /** Absolute path of the evidence directory. */
   evidenceDir: string;

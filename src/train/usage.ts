@@ -56,3 +56,21 @@ export function describeUsage(totals: UsageTotals, field: Field): string {
   const value = field === "costUsd" ? `$${totals.known[field].toFixed(4)}` : String(totals.known[field]);
   return reported === totals.sources ? value : `≥ ${value} (${totals.sources - reported} of ${totals.sources} unreported)`;
 }
+
+/**
+ * The usage of a rollout over its attempts (each was paid for): a field every attempt reported
+ * is summed; a field some attempt did not report is left out — unknown, never a partial sum
+ * passed off as the whole. `unknown` says which attempts lacked what.
+ */
+export function attemptsUsage(attempts: ReadonlyArray<Usage | undefined>): { usage?: Usage; unknown?: string } {
+  if (attempts.length === 1) return attempts[0] ? { usage: attempts[0] } : {};
+  const usage: Usage = {};
+  const missing: string[] = [];
+  for (const field of FIELDS) {
+    const values = attempts.map((attempt) => attempt?.[field]);
+    const lacking = values.flatMap((value, index) => (value === undefined ? [index + 1] : []));
+    if (lacking.length === 0) usage[field] = values.reduce<number>((sum, value) => sum + value!, 0);
+    else if (lacking.length < attempts.length) missing.push(`${field} (attempt ${lacking.join(", ")} did not report it)`);
+  }
+  return { ...(Object.keys(usage).length > 0 ? { usage } : {}), ...(missing.length > 0 ? { unknown: `unknown over the attempts: ${missing.join("; ")}` } : {}) };
+}

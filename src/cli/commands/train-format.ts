@@ -1,7 +1,11 @@
 /** How `hermit train`, `hermit runs list` and `hermit runs show` print their results (pure). */
 import type { TrainResult } from "../../train/loop/trainer.js";
+import { describeAdapterUse, describeRolloutUse } from "../../train/adapter-use.js";
 import { describeDeployment } from "../../train/deployments.js";
+import type { RunRecord } from "../../train/records.js";
 import type { RunDetails, RunSummary } from "../../train/runs.js";
+import type { RolloutRecord } from "../../train/types.js";
+import { describeUsage } from "../../train/usage.js";
 
 const fmt = (score: number | null | undefined) => (score === null || score === undefined ? "—" : score.toFixed(3));
 
@@ -80,8 +84,45 @@ export function formatShow(details: RunDetails, report: string | undefined, runs
     lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
   }
   if (record.exported) lines.push(`  exported to ${record.exported}`);
+  lines.push(...actingLines(record));
   lines.push(report ? `  report: ${report}` : `  report: none yet (hermit report ${record.run} --runs-dir ${runsDir} writes it)`);
   for (const deployment of record.deployments ?? []) lines.push(`  ${describeDeployment(deployment)}`);
-  if (details.stepRecords.length > 0) lines.push("", "  step  status     candidate  accepted  commit", ...stepLines(details.stepRecords));
+  if (details.stepRecords.length > 0) {
+    const steps = details.stepRecords.map((step) => {
+      const use = describeAdapterUse(step.adapterUse);
+      return use ? { ...step, summary: `${step.summary} [${use}]` } : step;
+    });
+    lines.push("", "  step  status     candidate  accepted  commit", ...stepLines(steps));
+  }
+  if (details.rollouts) lines.push("", ...rolloutLines(details.rollouts));
   return lines.join("\n");
+}
+
+/** The run's usage, and who acted and whether it used the adapter. */
+function actingLines(record: RunRecord): string[] {
+  const usage = record.usage;
+  const lines = [`  usage: input ${describeUsage(usage, "inputTokens")} tokens, output ${describeUsage(usage, "outputTokens")} tokens, cost ${describeUsage(usage, "costUsd")}`];
+  const { actorHost, actorModel } = record.settings;
+  const use = describeAdapterUse(record.adapterUse);
+  if (actorHost !== undefined || use !== undefined) {
+    lines.push(`  acting: ${actorHost !== undefined ? `${actorHost}${actorModel ? ` on ${actorModel}` : ""}` : "through a host"}; ${use ?? "no rollout left adapter-use evidence"}`);
+  }
+  return lines;
+}
+
+const count = (value: number | undefined) => (value === undefined ? "?" : String(value));
+
+/** One line per rollout: where it ran, how it ended, whether the host used the adapter, its usage (or why it is unknown). */
+function rolloutLines(rollouts: RolloutRecord[]): string[] {
+  if (rollouts.length === 0) return ["  rollouts: none yet"];
+  return [
+    `  rollouts (${rollouts.length}): step  split  instance  trial  status  score  adapter  tokens in/out  cost`,
+    ...rollouts.map((rollout) => {
+      const cost = rollout.usage?.costUsd !== undefined ? `$${rollout.usage.costUsd.toFixed(4)}` : "cost unknown";
+      const tokens = rollout.usage ? `${count(rollout.usage.inputTokens)}/${count(rollout.usage.outputTokens)} tokens` : "tokens unknown";
+      const why = rollout.usageUnknown ? ` (${rollout.usageUnknown})` : "";
+      const error = rollout.status === "ok" ? "" : `: ${(rollout.error ?? "").split("\n")[0]}`;
+      return `    ${String(rollout.ranAt).padStart(5)}  ${rollout.split.padEnd(5)}  ${rollout.instance}  #${rollout.trial}  ${rollout.status}${error}  ${fmt(rollout.score)}  adapter ${describeRolloutUse(rollout.adapterUse)}  ${tokens}  ${cost}${why}`;
+    }),
+  ];
 }

@@ -66,16 +66,17 @@ export const register: CommandRegistration = (program: Command, run) => {
     .description("Show one run: settings, steps with scores and commits, test scores, final tag.")
     .argument("<run-id>", "the run")
     .option("--runs-dir <dir>", "where runs live", "runs")
-    .option("--json", "print run.json and the step records as JSON")
-    .action(async (runId: string, options: { runsDir: string; json?: boolean }) =>
+    .option("--rollouts", "also list every rollout: split, instance, status, score, whether the acting host used the adapter, usage and cost (or why unknown)")
+    .option("--json", "print run.json and the step records as JSON (with --rollouts, the rollout records too)")
+    .action(async (runId: string, options: { runsDir: string; json?: boolean; rollouts?: boolean }) =>
       run(Boolean(options.json), async () => {
         const { resolve } = await import("node:path");
         const { showRun } = await import("../../train/runs.js");
-        const details = await showRun(resolve(options.runsDir), runId);
+        const details = await showRun(resolve(options.runsDir), runId, { rollouts: Boolean(options.rollouts) });
         const report = await reportPath(details.dir);
         return {
           exitCode: ExitCode.ok,
-          json: { run: details.record, steps: details.stepRecords, status: details.status, report: report ?? null },
+          json: { run: details.record, steps: details.stepRecords, status: details.status, report: report ?? null, ...(details.rollouts ? { rollouts: details.rollouts } : {}) },
           text: formatShow(details, report, options.runsDir),
         };
       }),

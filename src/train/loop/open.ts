@@ -5,7 +5,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import type { ActorSettings } from "../../acting/act.js";
 import { HermitError, errorMessage, isHermitError } from "../../errors.js";
+import { resolveActor } from "../actor.js";
 import { HOST_IDS } from "../../hosts/index.js";
 import { checkedPlugin, loadEvolver, loadTask, pluginSource, type PluginCatalog, type PluginKind } from "../plugins.js";
 import type { Progress } from "../progress.js";
@@ -38,6 +40,8 @@ export interface OpenedTraining {
   instances: Record<Split, TaskInstance[]>;
   /** The task's identity in every rollout's cache key. */
   taskIdentity: string;
+  /** The host tasks act through (`ctx.act`), when the run names one. */
+  actor?: ActorSettings;
 }
 
 type Plugins = { task: Task; evolver: Evolver };
@@ -98,9 +102,10 @@ async function plugin(kind: PluginKind, specifier: string | undefined, object: T
   return kind === "task" ? loadTask(specifier, { base: cwd, catalog }) : loadEvolver(specifier, { base: cwd, catalog });
 }
 
-/** Let each plugin refuse its options, load and check the task's splits, check the export folder: all before anything is written. */
+/** Resolve the actor, let each plugin refuse its options, load and check the task's splits, check the export folder: all before anything is written. */
 async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promise<Omit<OpenedTraining, "opened">> {
   const { task, evolver } = plugins;
+  const actor = resolveActor(settings);
   for (const [kind, item, options] of [["task", task, settings.taskOptions], ["evolver", evolver, settings.evolverOptions]] as const) {
     try {
       await item.validate?.(options);
@@ -118,7 +123,7 @@ async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promis
   if (settings.export !== undefined) await checkExportDir(settings.export);
   const source = pluginSource(task);
   const module = source ? await readFile(source) : undefined;
-  return { task, evolver, instances, taskIdentity: taskIdentity(task, module, settings.taskOptions) };
+  return { task, evolver, instances, taskIdentity: taskIdentity(task, module, settings.taskOptions), ...(actor ? { actor } : {}) };
 }
 
 /** The plugins' option schemas, for checking the options given to them. */

@@ -73,6 +73,7 @@ export async function saveRun(env: RunEnvironment, state: RunState): Promise<Run
     updatedAt: new Date().toISOString(),
     rollouts: { ...state.run.rollouts, ran: cacheOf(env).size },
     usage: runUsage(cacheOf(env), state.steps),
+    ...(cacheOf(env).adapterUse.rollouts > 0 ? { adapterUse: cacheOf(env).adapterUse } : {}),
   };
   await writeJson(env.paths.runJson, run);
   return run;

@@ -7,6 +7,7 @@ import type { EvolverOutcome, StepRecord } from "../records.js";
 import type { BatchOutcome } from "../rollouts/batch.js";
 import { formatScore, type Trailers } from "../trailers.js";
 import type { StepStatus } from "../types.js";
+import { addAdapterUse, emptyAdapterUse } from "../adapter-use.js";
 import { addUsage, emptyUsage } from "../usage.js";
 import { describeRepair } from "./decisions.js";
 import type { AcceptedVersion } from "./run-state.js";
@@ -74,6 +75,7 @@ export function stepRecord(outcome: StepOutcome, commit: string, invalidCommit: 
     ...(vetted.repair ? { repair: vetted.repair } : {}),
     rollouts: { ran: fresh.length, cached: outcome.batches.reduce((sum, batch) => sum + batch.cached, 0) },
     usage: addUsage(fresh.reduce((sum, record) => addUsage(sum, record.usage), emptyUsage()), outcome.evolver.usage),
+    ...(fresh.some((record) => record.adapterUse) ? { adapterUse: fresh.reduce((sum, record) => addAdapterUse(sum, record.adapterUse), emptyAdapterUse()) } : {}),
     durationMs: outcome.durationMs,
   };
 }

@@ -2,6 +2,7 @@
  * `train(options)`: open (or resume) a run, step within the budgets, finish. The library
  * function behind `hermit train`.
  */
+import { actingFor } from "../../acting/act.js";
 import { deploy } from "../../deploy/deploy.js";
 import { HermitError, errorMessage } from "../../errors.js";
 import { Session } from "../../runtime/session.js";
@@ -119,6 +120,7 @@ async function environment(opening: OpenedTraining, progress: Progress, signal: 
     services: {
       openSession: async (adapter, sessionOptions) => new Session(adapter, sessionOptions),
       deploy: (adapter, host, workspace) => deploy({ adapter, host, workspace }),
+      ...(opening.actor ? { acting: (rollout) => actingFor(opening.actor!, rollout) } : {}),
     },
   });
   return {

@@ -7,11 +7,13 @@
  */
 import { appendJsonLine, readJsonLines, sealJsonLines } from "../../fs/json.js";
 import type { RolloutRecord } from "../types.js";
+import { addAdapterUse, emptyAdapterUse, type AdapterUseTotals } from "../adapter-use.js";
 import { addUsage, emptyUsage, type UsageTotals } from "../usage.js";
 import { keyString, type RolloutKey } from "./key.js";
 
 export class RolloutCache {
   private totals: UsageTotals = emptyUsage();
+  private use: AdapterUseTotals = emptyAdapterUse();
   private results = new Map<string, RolloutRecord>();
   private lines = 0;
 
@@ -30,6 +32,7 @@ export class RolloutCache {
   private remember(record: RolloutRecord): void {
     this.lines += 1;
     this.totals = addUsage(this.totals, record.usage);
+    this.use = addAdapterUse(this.use, record.adapterUse);
     if (record.status === "ok") this.results.set(keyString(record), record);
   }
 
@@ -50,6 +53,11 @@ export class RolloutCache {
    */
   get usage(): UsageTotals {
     return this.totals;
+  }
+
+  /** Did the acting host use the adapter, over every rollout that ran (as `usage`). */
+  get adapterUse(): AdapterUseTotals {
+    return this.use;
   }
 
   /** Rollouts run (every finished attempt series, failed ones included), over every process. */

@@ -1,10 +1,12 @@
 /**
  * The context one rollout attempt is given (`ctx` in `Task.rollout`). Every capability a task
  * can call on — opening a Session on the version under test, deploying it for a host — is built
- * here from the executor's services, and what it opened is closed when the attempt ends. A new
- * capability (e.g. acting through a real host, `ctx.act`) is one more service and one more field.
+ * here from the executor's services, and what it opened is closed when the attempt ends: its
+ * sessions, and the workspaces its host turns (`ctx.act`) worked in, once the task has scored.
  */
+import type { ActRollout, RolloutActing } from "../../acting/act.js";
 import type { Session, SessionOptions } from "../../runtime/session.js";
+import { noActor } from "../actor.js";
 import { auditLogFor } from "../run-dir.js";
 import type { RolloutContext } from "../types.js";
 import type { RolloutJob } from "./executor.js";
@@ -13,16 +15,19 @@ import type { RolloutJob } from "./executor.js";
 export interface RolloutServices {
   openSession(adapter: string, options: SessionOptions): Promise<Session>;
   deploy(adapter: string, host: string, workspace: string): Promise<unknown>;
+  /** The acting scope of one rollout (`ctx.act`); absent when the run has no actor. */
+  acting?(rollout: ActRollout): RolloutActing;
 }
 
 export interface AttemptContext {
   context: RolloutContext;
-  /** Close what the attempt opened (sessions); never throws. */
+  /** Close what the attempt opened (sessions, acting workspaces); never throws. */
   close(): Promise<void>;
 }
 
 export function createRolloutContext(job: RolloutJob, services: RolloutServices, signal: AbortSignal): AttemptContext {
   const sessions: Session[] = [];
+  let acting: RolloutActing | undefined;
   const context: RolloutContext = {
     adapter: job.adapterDir,
     tree: job.key.tree,
@@ -41,6 +46,14 @@ export function createRolloutContext(job: RolloutJob, services: RolloutServices,
       return session;
     },
     deploy: (host, workspace) => services.deploy(job.adapterDir, host, workspace),
+    act: async (request) => {
+      if (!services.acting) throw noActor();
+      acting ??= services.acting({ adapter: job.adapterDir, evidenceDir: job.evidenceDir, auditLog: auditLogFor(job.evidenceDir), signal });
+      return acting.act(request);
+    },
   };
-  return { context, close: async () => void (await Promise.all(sessions.map((session) => session.close().catch(() => undefined)))) };
+  const close = async () => {
+    await Promise.all([...sessions.map((session) => session.close().catch(() => undefined)), acting?.close().catch(() => undefined)]);
+  };
+  return { context, close };
 }

@@ -4,7 +4,8 @@
  * timed-out attempt retried up to `job.retries` times before the rollout counts as missing.
  */
 import PQueue from "p-queue";
-import type { RolloutRecord, Task } from "../types.js";
+import type { RolloutRecord, Task, Usage } from "../types.js";
+import { attemptsUsage } from "../usage.js";
 import type { RolloutServices } from "./context.js";
 import type { RolloutExecutor, RolloutJob } from "./executor.js";
 import { runAttempt } from "./run-attempt.js";
@@ -30,11 +31,25 @@ export function createLocalExecutor(options: LocalExecutorOptions): RolloutExecu
 
 async function runWithRetries({ task, services, signal }: LocalExecutorOptions, job: RolloutJob): Promise<RolloutRecord> {
   const retried: string[] = [];
+  const usages: Array<Usage | undefined> = [];
   for (let attempt = 1; ; attempt++) {
     signal.throwIfAborted();
     const result = await runAttempt(task, job, services, signal);
+    usages.push(result.usage);
     if (result.status === "ok" || attempt > job.retries) {
-      return { ...job.key, ...result, attempts: attempt, ...(retried.length > 0 ? { retried } : {}), evidenceDir: job.evidenceDir, ranAt: job.step };
+      const { usage: _last, usageUnknown, ...rest } = result;
+      const summed = attemptsUsage(usages);
+      const unknown = [usageUnknown, summed.unknown].filter(Boolean).join("; ");
+      return {
+        ...job.key,
+        ...rest,
+        ...(summed.usage ? { usage: summed.usage } : {}),
+        ...(unknown ? { usageUnknown: unknown } : {}),
+        attempts: attempt,
+        ...(retried.length > 0 ? { retried } : {}),
+        evidenceDir: job.evidenceDir,
+        ranAt: job.step,
+      };
     }
     retried.push(`${result.status}: ${result.error ?? ""}`.trim());
   }

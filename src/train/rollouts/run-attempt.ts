@@ -1,12 +1,15 @@
 /**
  * One attempt at a rollout: a fresh evidence directory, the task's `rollout` raced against the
  * time limit, its return value checked. An attempt that throws or times out ends `error` /
- * `timeout` with a null score: missing data, never 0.
+ * `timeout` with a null score: missing data, never 0. So does one whose task says what ran it
+ * failed (`failed`: a host that crashed or ran out of time), keeping what it measured (usage,
+ * adapter use).
  */
 import { mkdir, rm } from "node:fs/promises";
 import { errorMessage } from "../../errors.js";
 import { auditLogFor } from "../run-dir.js";
-import type { RolloutStatus, Task, Usage } from "../types.js";
+import type { AdapterUse } from "../../acting/types.js";
+import type { RolloutResult, RolloutStatus, Task, Usage } from "../types.js";
 import { createRolloutContext, type RolloutServices } from "./context.js";
 import type { RolloutJob } from "./executor.js";
 
@@ -16,6 +19,8 @@ export interface AttemptResult {
   feedback?: string;
   error?: string;
   usage?: Usage;
+  usageUnknown?: string;
+  adapterUse?: AdapterUse;
   durationMs: number;
 }
 
@@ -56,7 +61,9 @@ export async function runAttempt(task: Task, job: RolloutJob, services: RolloutS
     const value = await Promise.race([Promise.resolve().then(() => task.rollout(job.instance, attempt.context)), timedOut, runStopped]);
     const result = validateResult(value);
     if (typeof result === "string") return { status: "error", score: null, error: result, durationMs: duration() };
-    return { status: "ok", ...result, durationMs: duration() };
+    const { failed, ...measured } = result;
+    if (failed) return { ...measured, status: failed.status, score: null, error: failed.reason, durationMs: duration() };
+    return { status: "ok", ...measured, durationMs: duration() };
   } catch (error) {
     signal.throwIfAborted();
     if (error instanceof RolloutTimeout) return { status: "timeout", score: null, error: error.message, durationMs: duration() };
@@ -68,17 +75,48 @@ export async function runAttempt(task: Task, job: RolloutJob, services: RolloutS
   }
 }
 
+type CheckedResult = Omit<RolloutResult, "usage"> & { usage?: Usage };
+
 /** The rollout's return value, or why it is not a valid result. */
-function validateResult(value: unknown): { score: number | null; feedback?: string; usage?: Usage } | string {
+function validateResult(value: unknown): CheckedResult | string {
   if (value === null || typeof value !== "object") return `rollout returned ${value === null ? "null" : typeof value}, not { score, feedback? }`;
-  const { score, feedback, usage } = value as Record<string, unknown>;
+  const { score, feedback, usage, usageUnknown, adapterUse, failed } = value as Record<string, unknown>;
   if (score !== null && (typeof score !== "number" || !Number.isFinite(score))) {
     const shown = typeof score === "number" ? String(score) : score === undefined ? "undefined" : JSON.stringify(score) ?? typeof score;
     return `rollout returned score ${shown}; a score is a finite number, or null when it could not be measured`;
   }
   if (feedback !== undefined && typeof feedback !== "string") return "rollout feedback must be a string";
+  if (usageUnknown !== undefined && typeof usageUnknown !== "string") return "rollout usageUnknown must be a string";
+  const failure = checkFailed(failed, score);
+  if (typeof failure === "string") return failure;
+  const use = checkAdapterUse(adapterUse);
+  if (typeof use === "string") return use;
   const cleaned = cleanUsage(usage);
-  return { score: score as number | null, ...(feedback !== undefined ? { feedback: feedback as string } : {}), ...(cleaned ? { usage: cleaned } : {}) };
+  return {
+    score: score as number | null,
+    ...(feedback !== undefined ? { feedback: feedback as string } : {}),
+    ...(cleaned ? { usage: cleaned } : {}),
+    ...(usageUnknown !== undefined ? { usageUnknown: usageUnknown as string } : {}),
+    ...(use ? { adapterUse: use } : {}),
+    ...(failure ? { failed: failure } : {}),
+  };
+}
+
+function checkFailed(failed: unknown, score: unknown): RolloutResult["failed"] | string {
+  if (failed === undefined) return undefined;
+  const { status, reason } = (failed ?? {}) as Record<string, unknown>;
+  if ((status !== "error" && status !== "timeout") || typeof reason !== "string") return "rollout failed must be { status: 'error' | 'timeout', reason: string }";
+  if (score !== null) return "a rollout that failed has a null score: it could not be measured";
+  return { status, reason };
+}
+
+const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
+
+function checkAdapterUse(value: unknown): AdapterUse | undefined | string {
+  if (value === undefined) return undefined;
+  const { skillsRead, toolsCalled, used } = (value ?? {}) as Record<string, unknown>;
+  if (!strings(skillsRead) || !strings(toolsCalled) || typeof used !== "boolean") return "rollout adapterUse must be { skillsRead: string[], toolsCalled: string[], used: boolean }";
+  return { skillsRead: [...skillsRead], toolsCalled: [...toolsCalled], used };
 }
 
 /** Keep only the usage fields that were reported as numbers: a missing field stays unknown. */

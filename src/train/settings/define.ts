@@ -9,6 +9,7 @@ export const SETTING_GROUPS = {
   inputs: "What to train",
   plugins: "Task and Evolver",
   run: "The run",
+  acting: "Acting through a host",
   acceptance: "Acceptance",
   budgets: "Budgets",
   output: "At the end",

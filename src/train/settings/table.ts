@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { optional, required, withDefault, type ResolvedSettings, type Setting, type SettingsInputOf } from "./define.js";
+import { HOST_IDS } from "../../hosts/ids.js";
 import { choice, deployTargets, duration, integer, number, path, pluginOptions, pluginSpecifier, runId, string } from "./kinds.js";
 
 export const SETTINGS = {
@@ -57,6 +58,37 @@ export const SETTINGS = {
     help: "attempts after a rollout crashed or timed out, before it counts as missing (a failure is never reused as a result)",
   }),
   checkpointEvery: withDefault(integer(1), { group: "run", resumable: false, default: 1, help: "tag hermit/<run>/step-<n> every n steps" }),
+
+  actorHost: optional(choice(...HOST_IDS), {
+    group: "acting",
+    resumable: false,
+    key: "actor.host",
+    placeholder: "host",
+    help: "the host that does the work when a task acts through one (ctx.act, hostTask): claude-code, codex, gemini, opencode, pi",
+  }),
+  actorModel: optional(string, {
+    group: "acting",
+    resumable: false,
+    key: "actor.model",
+    placeholder: "model",
+    help: "the model the acting host runs on, provider:model-id (e.g. anthropic:claude-sonnet-4-5); its key comes from the provider's variable (ANTHROPIC_API_KEY, OPENAI_API_KEY, …), never a file",
+  }),
+  actorBaseUrl: optional(string, {
+    group: "acting",
+    resumable: false,
+    key: "actor.base_url",
+    placeholder: "url",
+    help: "the actor model's API root, when not the provider's default (a proxy, a local server)",
+  }),
+  actorTimeout: optional(duration, {
+    group: "acting",
+    resumable: true,
+    key: "actor.timeout",
+    unit: "seconds",
+    defaultText: "80% of --rollout-timeout",
+    help: "limit of one host turn (a task may ask for another); the host is killed with its process group and the rollout is missing data, never 0",
+  }),
+  actorMaxTurns: optional(integer(1), { group: "acting", resumable: false, key: "actor.max_turns", placeholder: "n", help: "the host's own turn limit, where it has one" }),
 
   accept: withDefault(choice("improve", "always"), {
     group: "acceptance",

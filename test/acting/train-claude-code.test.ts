@@ -1,0 +1,162 @@
+/**
+ * `hermit train` with a real acting host: the CLI runs the fix-tests example with
+ * `--actor-host claude-code` (the real Claude Code of test/hosts) against the scripted stub
+ * model. The base version lacks the instruction, so the host leaves the projects failing; the
+ * Evolver writes it in, the host then calls the adapter's `run_tests` tool through hermit's
+ * server and fixes the code; validation accepts the candidate. The records carry every
+ * rollout's usage and adapter-use evidence, and `hermit runs show` says whether the host used
+ * the adapter. A host that fails is a missing score (null), retried, never a 0.
+ */
+import { spawn } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { RunRecord, StepRecord } from "../../src/train/records.js";
+import type { RolloutRecord } from "../../src/train/types.js";
+import { startStubModel, type StubAgent, type StubModel } from "../../src/verify/stub-model.js";
+import { copyDir, hostBinDir, repoRoot, skipBecause, tempDir } from "../helpers.js";
+import { ensureBuilt } from "../train/helpers.js";
+import { fixTestsAgent } from "./fix-agent.js";
+import { EXAMPLE, EXAMPLE_ADAPTER, hostProcesses, ownTmpdir, skipReason, stubUsage } from "./fixtures.js";
+
+const cli = join(repoRoot, "dist", "cli.js");
+const skip = skipBecause(skipReason("claude-code"));
+const tmpdir = ownTmpdir("hermit-train-act-");
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI as a user runs it (asynchronously: the stub model answers from this process). */
+function hermit(args: string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd,
+      env: { ...process.env, PATH: `${hostBinDir}:${process.env.PATH ?? ""}`, ANTHROPIC_API_KEY: "stub-key", TMPDIR: tmpdir() },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+async function withStub<T>(agent: StubAgent, run: (stub: StubModel) => Promise<T>): Promise<T> {
+  const stub = await startStubModel({ agent });
+  try {
+    return await run(stub);
+  } finally {
+    await stub.close();
+  }
+}
+
+const readJson = async <T>(file: string) => JSON.parse(await readFile(file, "utf8")) as T;
+const readLines = async <T>(file: string) => (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as T);
+
+function actorFlags(stub: StubModel): string[] {
+  return ["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5", "--actor-base-url", `${stub.url}/v1`];
+}
+
+/**
+ * The base version: the example's manifest (so it meets the template), a context without the
+ * instruction and a skill that says nothing about the tests — the host has no reason to look.
+ */
+async function baseAdapter(): Promise<string> {
+  const dir = await copyDir(EXAMPLE_ADAPTER, {
+    "ADAPTER.md": "# Fixing failing tests\n\nYou fix the code of a small Node.js project so that its tests pass.\n",
+    "skills/project-notes/SKILL.md": "---\nname: project-notes\ndescription: Notes on the layout of small Node.js projects - code in src/, tests in test/.\n---\n# Project notes\n\nCode lives in `src/`, tests in `test/`.\n",
+  });
+  await rm(join(dir, "skills", "fix-failing-tests"), { recursive: true });
+  return dir;
+}
+
+beforeAll(ensureBuilt, 180_000);
+
+describe.sequential("hermit train with Claude Code acting", () => {
+  it.skipIf(skip)("accepts the candidate that makes the host fix the projects, with usage and adapter-use evidence in every record", { timeout: 600_000 }, async () => {
+    await withStub(fixTestsAgent(), async (stub) => {
+      const dir = await tempDir("hermit-train-act-run-");
+      const base = await baseAdapter();
+      const args = ["train", "--adapter", base, "--template", EXAMPLE_ADAPTER, "--task", join(EXAMPLE, "task.ts"), "--evolver", join(import.meta.dirname, "instruct-evolver.ts")];
+      const run = await hermit([...args, ...actorFlags(stub), "--steps", "1", "--batch-size", "1", "--concurrency", "2", "--retries", "0", "--runs-dir", "runs", "--run-id", "acting", "--json"], dir);
+      expect(run.status, run.stderr).toBe(0);
+      const result = JSON.parse(run.stdout);
+      expect(result.steps).toMatchObject([{ step: 1, status: "accepted", score: 1 }]);
+      expect(result.test).toEqual({ base: 0, final: 1 });
+
+      const runDir = join(dir, "runs", "acting");
+      const rollouts = await readLines<RolloutRecord>(join(runDir, "rollouts.jsonl"));
+      // 1 train (base) + 2 val (candidate) + 2 val (base) + 2 test (base, final).
+      expect(rollouts).toHaveLength(7);
+      for (const rollout of rollouts) {
+        expect(rollout.status, rollout.error).toBe("ok");
+        // Claude Code prices its model itself; tokens as the stub reported them.
+        expect(rollout.usage).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), costUsd: expect.any(Number) });
+        expect(rollout.usage!.costUsd).toBeGreaterThan(0);
+        expect(rollout.usageUnknown).toBeUndefined();
+      }
+      const instructed = rollouts.filter((rollout) => rollout.score === 1);
+      const plain = rollouts.filter((rollout) => rollout.score === 0);
+      expect(instructed).toHaveLength(3); // the candidate on val (2) and the final version on test (1)
+      expect(plain).toHaveLength(4);
+      for (const rollout of instructed) expect(rollout.adapterUse).toEqual({ skillsRead: [], toolsCalled: ["run_tests"], used: true });
+      for (const rollout of plain) expect(rollout.adapterUse).toEqual({ skillsRead: [], toolsCalled: [], used: false });
+      // The tool call reached hermit's server: the audit log beside a scored rollout's evidence.
+      const audit = await readFile(`${instructed[0]!.evidenceDir}.audit.jsonl`, "utf8");
+      expect(audit).toMatch(/"tool":"run_tests"/);
+
+      // Usage sums: the rollouts' tokens equal what the stub reported for the agent's turns; the run's record sums them.
+      const sent = stubUsage(stub);
+      const sum = (field: "inputTokens" | "outputTokens") => rollouts.reduce((total, rollout) => total + rollout.usage![field]!, 0);
+      expect(sum("inputTokens")).toBe(sent.input);
+      expect(sum("outputTokens")).toBe(sent.output);
+      const record = await readJson<RunRecord>(join(runDir, "run.json"));
+      expect(record.settings).toMatchObject({ actorHost: "claude-code", actorModel: "anthropic:claude-sonnet-4-5" });
+      expect(JSON.stringify(record)).not.toContain("stub-key");
+      expect(record.usage.known.inputTokens).toBe(sent.input);
+      // Seven rollouts reported their cost; the Evolver's step reported no usage (unknown, not 0).
+      expect(record.usage.sources).toBe(8);
+      expect(record.usage.reported.costUsd).toBe(7);
+      expect(record.adapterUse).toEqual({ rollouts: 7, used: 3, skillsRead: {}, toolsCalled: { run_tests: 3 } });
+      const step = await readJson<StepRecord>(join(runDir, "steps", "1", "step.json"));
+      expect(step.adapterUse).toEqual({ rollouts: 5, used: 2, skillsRead: {}, toolsCalled: { run_tests: 2 } });
+      expect(step.usage.reported.inputTokens).toBe(5);
+
+      const shown = await hermit(["runs", "show", "acting", "--runs-dir", "runs", "--rollouts"], dir);
+      expect(shown.status, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain("acting: claude-code on anthropic:claude-sonnet-4-5; adapter used in 3 of 7 acted rollouts (tool run_tests 3)");
+      expect(shown.stdout).toMatch(/accepted .*\[adapter used in 2 of 5 acted rollouts \(tool run_tests 2\)\]/);
+      expect(shown.stdout).toMatch(/ val +average +#0 +ok +1\.000 +adapter used \(tools: run_tests\) +\d+\/\d+ tokens +\$\d/);
+      expect(shown.stdout).toMatch(/ train +\S+ +#0 +ok +0\.000 +adapter not used/);
+      expect(shown.stdout).toMatch(/usage: input \d+ tokens, output \d+ tokens, cost \$\d/);
+      expect(hostProcesses(tmpdir())).toEqual([]);
+    });
+  });
+
+  it.skipIf(skip)("a host that fails is a missing score: recorded as an error with the host's reason, retried, never a 0", { timeout: 300_000 }, async () => {
+    const refuse: StubAgent = (conversation) => (conversation.tools.length === 0 ? { text: "title" } : { error: { status: 400, message: "hermit stub: refused" } });
+    await withStub(refuse, async (stub) => {
+      const dir = await tempDir("hermit-train-act-fail-");
+      const args = ["train", "--adapter", EXAMPLE_ADAPTER, "--template", EXAMPLE_ADAPTER, "--task", join(EXAMPLE, "task.ts"), "--evolver", "noop"];
+      const run = await hermit([...args, ...actorFlags(stub), "--steps", "0", "--retries", "1", "--runs-dir", "runs", "--run-id", "failing", "--json"], dir);
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).test.base).toBeNull();
+      // The base and the final version (the same, with no step) on the sealed test: a failure is never reused.
+      const rollouts = await readLines<RolloutRecord>(join(dir, "runs", "failing", "rollouts.jsonl"));
+      expect(rollouts.map((rollout) => rollout.ranAt)).toEqual(["final", "final"]);
+      for (const rollout of rollouts) {
+        expect(rollout).toMatchObject({ split: "test", status: "error", score: null, attempts: 2 });
+        expect(rollout.error).toMatch(/claude-code exited with code [1-9]/);
+        expect(rollout.retried).toEqual([expect.stringMatching(/^error: claude-code exited with code/)]);
+        expect(rollout.adapterUse).toEqual({ skillsRead: [], toolsCalled: [], used: false });
+      }
+      const shown = await hermit(["runs", "show", "failing", "--runs-dir", "runs", "--rollouts"], dir);
+      expect(shown.stdout).toMatch(/ test +word-count +#0 +error: claude-code exited with code \d+.* +— +adapter not used/);
+      expect(hostProcesses(tmpdir())).toEqual([]);
+    });
+  });
+});
