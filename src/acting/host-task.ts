@@ -54,6 +54,8 @@ export interface HostTaskOptions<Instance extends { id: string }, InstancesArgs 
 /** A Task whose rollouts are one host turn each. */
 export interface HostTask<Instance extends { id: string }, InstancesArgs extends unknown[]> {
   name: string;
+  /** Its rollouts act through a host: a run needs an actor. */
+  acts: true;
   instances(...args: InstancesArgs): Instance[] | Promise<Instance[]>;
   rollout(instance: Instance, context: ActingContext): Promise<HostRolloutResult>;
   close?(): void | Promise<void>;
@@ -74,6 +76,7 @@ export function hostTask<Instance extends { id: string }, InstancesArgs extends 
 ): HostTask<Instance, InstancesArgs> {
   return {
     name: options.name,
+    acts: true,
     instances: (...args) => options.instances(...args),
     async rollout(instance, context) {
       const prompt = typeof options.prompt === "function" ? options.prompt(instance) : options.prompt;

@@ -123,6 +123,8 @@ export interface TaskDefinition<Instance extends TaskInstance = TaskInstance, Op
    * carry), so no old score is reused.
    */
   version?: string;
+  /** True when its rollouts act through a host (`ctx.act`; `hostTask` sets it): the run then needs `--actor-host` and `--actor-model`. */
+  acts?: boolean;
   /** The instances of a split, each with a unique, non-empty string `id`. Called once per split and run. */
   instances(split: Split, context: InstancesContext<Options>): Instance[] | Promise<Instance[]>;
   rollout(instance: Instance, context: RolloutContext<Options>): RolloutResult | Promise<RolloutResult>;

@@ -30,11 +30,11 @@ interface Ran {
 }
 
 /** The CLI as a user runs it (asynchronously: the stub model answers from this process). */
-function hermit(args: string[], cwd: string): Promise<Ran> {
+function hermit(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd,
-      env: { ...process.env, PATH: `${hostBinDir}:${process.env.PATH ?? ""}`, ANTHROPIC_API_KEY: "stub-key", TMPDIR: tmpdir() },
+      env: { ...process.env, PATH: `${hostBinDir}:${process.env.PATH ?? ""}`, ANTHROPIC_API_KEY: "stub-key", TMPDIR: tmpdir(), ...env },
     });
     let stdout = "";
     let stderr = "";
@@ -159,5 +159,23 @@ describe.sequential("hermit train with Claude Code acting", () => {
       expect(shown.stdout).toMatch(/ test +word-count +#0 +error: claude-code exited with code \d+.* +— +adapter not used/);
       expect(hostProcesses(tmpdir())).toEqual([]);
     });
+  });
+
+  it("refuses a run whose task acts without an actor, or with an actor that cannot work, before writing anything", async () => {
+    const dir = await tempDir("hermit-train-act-usage-");
+    const args = ["train", "--adapter", EXAMPLE_ADAPTER, "--template", EXAMPLE_ADAPTER, "--task", join(EXAMPLE, "task.ts"), "--evolver", "noop", "--runs-dir", "runs"];
+    const cases: Array<[string[], RegExp, Record<string, string>?]> = [
+      [[], /task 'fix-tests' acts through a host: give --actor-host and --actor-model/],
+      [["--actor-host", "codex", "--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-host codex speaks openai-responses .* --actor-model anthropic:claude-sonnet-4-5 speaks anthropic-messages/],
+      [["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-model 'anthropic:claude-sonnet-4-5' needs an API key: set ANTHROPIC_API_KEY/, { ANTHROPIC_API_KEY: "" }],
+      [["--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-model needs --actor-host/],
+      [["--actor-host", "claude", "--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-host: must be .* not "claude"; did you mean 'claude-code'\?/],
+    ];
+    for (const [flags, message, env] of cases) {
+      const ran = await hermit([...args, ...flags], dir, env);
+      expect(ran.status, ran.stderr).toBe(2);
+      expect(ran.stderr).toMatch(message);
+    }
+    await expect(readFile(join(dir, "runs", "versions.git", "HEAD"))).rejects.toThrow();
   });
 });

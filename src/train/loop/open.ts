@@ -106,6 +106,9 @@ async function plugin(kind: PluginKind, specifier: string | undefined, object: T
 async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promise<Omit<OpenedTraining, "opened">> {
   const { task, evolver } = plugins;
   const actor = resolveActor(settings);
+  if (task.acts === true && !actor) {
+    throw new HermitError("USAGE", `task '${task.name}' acts through a host: give --actor-host and --actor-model (actor.host, actor.model in run.yaml; docs/acting.md)`, { setting: "actor-host" });
+  }
   for (const [kind, item, options] of [["task", task, settings.taskOptions], ["evolver", evolver, settings.evolverOptions]] as const) {
     try {
       await item.validate?.(options);
