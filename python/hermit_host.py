@@ -396,12 +396,15 @@ def serve():
 
 
 def call_checker(function, adapter, root):
+    """``check(adapter_path, {"root": root})`` when it takes two arguments, else ``check(adapter_path)``."""
+    extras = ({"root": root},)
     try:
-        inspect.signature(function).bind(adapter, {"root": root})
-        result = function(adapter, {"root": root})
-    except (TypeError, ValueError):
-        result = function(adapter)
-    return await_if_needed(result)
+        inspect.signature(function).bind(adapter, *extras)
+    except TypeError:
+        extras = ()
+    except ValueError:
+        pass  # no signature to read (a builtin): call it as documented
+    return await_if_needed(function(adapter, *extras))
 
 
 def await_if_needed(value):

@@ -8,13 +8,15 @@
  * executable, version and prefixes: a shim (pyenv) is resolved to the binary it starts,
  * and the sandbox binds the prefixes the interpreter needs.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { HermitError } from "../errors.js";
 import { packageRoot } from "../package-root.js";
 import { findOnPath } from "../sandbox/bwrap.js";
+import type { Entrypoint } from "./types.js";
 
 /** hermit's Python host module, run by every Python child. */
 export const pythonHostScript: string = join(packageRoot, "python", "hermit_host.py");
@@ -116,3 +118,38 @@ async function executable(path: string): Promise<boolean> {
   );
 }
 
+
+/** How long an agent exporter may run in process-free reads (as the spec check's child). */
+const EXPORTER_TIMEOUT_MS = 120_000;
+
+/**
+ * Call a Python agent exporter (`agents.py:list_agents`) of the adapter at `root` in a
+ * Python child (the host module's `check` mode, without bubblewrap: for readers that run a
+ * TypeScript exporter in process, such as `Session`) and return what it returned, as JSON.
+ * Throws an Error saying what went wrong (PYTHON_UNAVAILABLE when there is no Python).
+ */
+export async function runPythonExporter(root: string, entry: Entrypoint): Promise<unknown> {
+  const spec = `${entry.file}:${entry.function}`;
+  const python = await resolvePython(root, `agent exporter ${spec}`);
+  const nonce = randomBytes(16).toString("hex");
+  const request = { nonce, adapter: root, root, tools: [], exporter: entry };
+  const child = spawn(python.executable, ["-B", pythonHostScript, "check"], { stdio: ["pipe", "pipe", "pipe"], timeout: EXPORTER_TIMEOUT_MS });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4096)));
+  child.stdin.on("error", () => undefined);
+  child.stdin.end(JSON.stringify(request));
+  const how = await new Promise<string>((resolve) => {
+    child.once("error", (error) => resolve(`could not start ${python.executable}: ${error.message}`));
+    child.once("close", (code, signal) => resolve(signal ?? `exit ${code}`));
+  });
+  const done = stdout.split("\n").find((line) => line.startsWith(`${nonce} done `));
+  if (!done) {
+    const said = stderr.trim().split("\n").slice(-1)[0];
+    throw new Error(`agent exporter ${spec} failed: the Python child ended (${how}) without answering${said ? `: ${said}` : ""}`);
+  }
+  const agents = (JSON.parse(done.slice(nonce.length + 6)) as { agents?: { values: unknown } | { error: string } }).agents;
+  if (!agents || "error" in agents) throw new Error(agents?.error ?? `agent exporter ${spec} gave no answer`);
+  return agents.values;
+}

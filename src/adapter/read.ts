@@ -7,6 +7,7 @@ import { LIMITS, assertDirectory, decodeUtf8, readAdapterText, unsafePathReason,
 import { CONTEXT_FILE, MANIFEST_FILE, contextPath, parseEntrypoint, parseManifest } from "./manifest.js";
 import { toolSchemaProblem } from "./json-schema.js";
 import { loadExport } from "./module-loader.js";
+import { isPythonFile, runPythonExporter } from "./python.js";
 import { agentProblems, parseAgent, parseSkill } from "./rules.js";
 import { hashTree, readTree } from "./tree.js";
 import type { Adapter, AgentDefinition, Manifest, Problem, SkillDefinition, ToolDefinition } from "./types.js";
@@ -142,9 +143,11 @@ async function exportAgents(root: string, exporter: string, report: Report): Pro
   const entry = parseEntrypoint(exporter);
   let values: unknown;
   try {
-    values = await (await loadExport(root, entry))();
+    values = isPythonFile(entry.file) ? await runPythonExporter(root, entry) : await (await loadExport(root, entry))();
   } catch (error) {
-    report(entry.file, "load", `agent exporter ${exporter} failed: ${errorMessage(error)}`);
+    if (error instanceof HermitError && error.code === "PYTHON_UNAVAILABLE") throw error;
+    const message = errorMessage(error);
+    report(entry.file, "load", message.startsWith(`agent exporter ${exporter} failed: `) ? message : `agent exporter ${exporter} failed: ${message}`);
     return [];
   }
   return agentsFromExporter(values, exporter, entry.file, report);

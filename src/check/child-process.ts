@@ -1,13 +1,18 @@
 /**
- * Running `dist/check/check-child.js` on one request: inside bubblewrap when present (no
- * network, its own PID namespace, the file system read-only), bounded in time and in the size
- * of its answer. Only lines that carry the request's nonce count; a crash, time-out or
- * malformed answer becomes a failure naming the step it happened in, never a throw or hang.
- * It resolves only once what the child started has ended (with bwrap: the whole PID
- * namespace; without: the child itself).
+ * Running the check child on one request: `dist/check/check-child.js` for TypeScript and
+ * JavaScript entrypoints, `python/hermit_host.py check` for Python ones (the two speak the
+ * same protocol; a request with both runs both children side by side). Each runs inside
+ * bubblewrap when present (no network, its own PID namespace, the file system read-only),
+ * bounded in time and in the size of its answer. Only lines that carry the request's nonce
+ * count; a crash, time-out or malformed answer becomes a failure naming the step it happened
+ * in, never a throw or hang (a Python entrypoint with no Python to run it throws
+ * PYTHON_UNAVAILABLE). It resolves only once what the child started has ended (with bwrap:
+ * the whole PID namespace; without: the child itself).
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { isPythonFile, pythonHostScript, resolvePython } from "../adapter/python.js";
+import type { Entrypoint } from "../adapter/types.js";
 import { packageRoot } from "../package-root.js";
 import { isolatedArgv, probeBwrap } from "../sandbox/bwrap.js";
 import { identifyProcess, waitUntilEnded, type ProcessIdentity } from "../sandbox/processes.js";
@@ -28,18 +33,47 @@ const childScript = join(packageRoot, "dist", "check", "check-child.js");
 export type ChildOutcome = { response: ChildResponse } | { failure: string; step?: string };
 
 export interface ChildRun {
-  outcome: ChildOutcome;
+  /** One per child that ran (the node child's first). */
+  outcomes: ChildOutcome[];
   isolation: Exclude<Isolation, "not-run">;
 }
 
-/** Run the check child on `request`; `isolate: false` runs it without bubblewrap. */
+/** Run the check child(ren) on `request`; `isolate: false` runs them without bubblewrap. */
 export async function runCheckChild(request: ChildRequest, options: { timeoutMs: number; isolate?: boolean }): Promise<ChildRun> {
+  const { node, python } = splitByRuntime(request);
+  const interpreter = python && (await resolvePython(python.tools.length > 0 || python.exporter ? python.adapter : python.root, pythonNeed(python)));
   const probe = options.isolate === false ? undefined : await probeBwrap();
   const bwrap = probe?.available ? probe.path : undefined;
-  const command = [process.execPath, childScript];
-  const argv = bwrap ? isolatedArgv(bwrap, command, [], { infoFd: INFO_FD }) : command;
-  const outcome = await runChild(argv, request, options.timeoutMs, bwrap !== undefined);
-  return { outcome, isolation: bwrap ? "bwrap" : "none" };
+  const run = (part: ChildRequest, command: string[]) => {
+    const argv = bwrap ? isolatedArgv(bwrap, command, [], { infoFd: INFO_FD }) : command;
+    return runChild(argv, part, options.timeoutMs, bwrap !== undefined);
+  };
+  const outcomes = await Promise.all([
+    ...(node ? [run(node, [process.execPath, childScript])] : []),
+    ...(python && interpreter ? [run(python, [interpreter.executable, "-B", pythonHostScript, "check"])] : []),
+  ]);
+  return { outcomes, isolation: bwrap ? "bwrap" : "none" };
+}
+
+/** The request's TypeScript/JavaScript part and its Python part (each undefined when empty). */
+function splitByRuntime(request: ChildRequest): { node?: ChildRequest; python?: ChildRequest } {
+  const part = (python: boolean): ChildRequest | undefined => {
+    const mine = (entry: Entrypoint | undefined) => (entry && isPythonFile(entry.file) === python ? entry : undefined);
+    const tools = request.tools.filter((tool) => mine(tool.entry));
+    const exporter = mine(request.exporter);
+    const check = mine(request.check);
+    if (tools.length === 0 && !exporter && !check) return undefined;
+    return { nonce: request.nonce, adapter: request.adapter, root: request.root, tools, exporter, check };
+  };
+  return { node: part(false), python: part(true) };
+}
+
+/** What needs Python, for the PYTHON_UNAVAILABLE message: the first Python entrypoint of the request. */
+function pythonNeed(request: ChildRequest): string {
+  if (request.check) return `custom check ${request.check.file}:${request.check.function}`;
+  if (request.exporter) return `agent exporter ${request.exporter.file}:${request.exporter.function}`;
+  const tool = request.tools[0]!;
+  return `tool '${tool.name}' (entrypoint ${tool.entry.file}:${tool.entry.function})`;
 }
 
 /** " while importing tool 'x'", from the child's last `step` line. */

@@ -36,7 +36,8 @@ export async function exportAgentsIsolated(adapter: Adapter, options: IsolatedEx
   const exporter = parseEntrypoint(spec.exporter);
   const request = { nonce: randomBytes(16).toString("hex"), adapter: adapter.root, root: adapter.root, tools: [], exporter };
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const { outcome, isolation } = await runCheckChild(request, { timeoutMs, isolate: options.isolate });
+  const { outcomes, isolation } = await runCheckChild(request, { timeoutMs, isolate: options.isolate });
+  const outcome = outcomes[0]!; // one exporter: one child
   const problems: Problem[] = [];
   const report = (path: string, check: string, problem: string) => problems.push({ path, check, problem });
   if ("failure" in outcome) {

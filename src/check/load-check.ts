@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { parseEntrypoint } from "../adapter/manifest.js";
 import { agentsFromExporter } from "../adapter/read.js";
 import type { Adapter, Manifest } from "../adapter/types.js";
-import type { ChildRequest } from "./check-child.js";
+import type { ChildRequest, ChildResponse } from "./check-child.js";
 import { runCheckChild } from "./child-process.js";
 import type { Isolation, Issue } from "./types.js";
 
@@ -44,12 +44,17 @@ export async function runLoadCheck(
   }
   if (request.tools.length === 0 && !request.check && !request.exporter) return { issues, isolation: "not-run" };
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const { outcome, isolation } = await runCheckChild(request, { timeoutMs, isolate: options.isolate });
-  if ("failure" in outcome) {
-    issues.push({ ...blame(outcome.step, request, adapter), problem: outcome.failure });
-    return { isolation, issues };
+  const { outcomes, isolation } = await runCheckChild(request, { timeoutMs, isolate: options.isolate });
+  for (const outcome of outcomes) {
+    if ("failure" in outcome) issues.push({ ...blame(outcome.step, request, adapter), problem: outcome.failure });
+    else issues.push(...responseIssues(outcome.response, request, adapter));
   }
-  const { response } = outcome;
+  return { issues, isolation };
+}
+
+/** The issues in one child's answer. */
+function responseIssues(response: ChildResponse, request: ChildRequest, adapter: Adapter): Issue[] {
+  const issues: Issue[] = [];
   const custom = response.custom;
   if (custom && "error" in custom) issues.push({ path: request.check!.file, check: "custom", problem: custom.error });
   else if (custom) issues.push(...custom.issues);
@@ -65,7 +70,7 @@ export async function runLoadCheck(
       issues.push({ path: declared?.entry.file ?? "adapter.yaml", check: "load", problem: `tool '${tool.name}': ${tool.problem}` });
     }
   }
-  return { issues, isolation };
+  return issues;
 }
 
 /** Which file and rule a crash or time-out during `step` is about. */

@@ -4,6 +4,7 @@
  */
 import { stat } from "node:fs/promises";
 import type { Adapter } from "../adapter/types.js";
+import { describeInterpreter, isPythonFile, resolvePython } from "../adapter/python.js";
 import { assertSupported, exportedItems, getHost } from "../hosts/index.js";
 import { READS_AGENTS_MD } from "../hosts/ids.js";
 import type { ProjectionNote, VirtualFile } from "../hosts/types.js";
@@ -52,6 +53,7 @@ async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliB
     workspace,
     adapter: { name: adapter.manifest.name, version: adapter.manifest.version, path: adapter.root, sourceHash: adapter.sourceHash },
     ...(adapter.tools.length > 0 ? { server } : {}),
+    ...(await pythonFor(adapter)),
     inputsHash: inputsHash({ server, workspaceHasAgentsMd: READS_AGENTS_MD.has(host.id) && workspaceHasAgentsMd, existing, executables: [...loaded.executables], cliBuilt }),
     exports: { context: items.context[0], skills: items.skills, agents: items.agents, tools: items.tools },
     capabilities: host.capabilities,
@@ -59,6 +61,16 @@ async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliB
     notes: [...host.notes(adapter), ...machineNotes(adapter, cliBuilt)],
   };
   return { workspace, files, plan: planDeploy({ files, report, snapshot: reader.snapshot }) };
+}
+
+/**
+ * The Python the served Python tools will run on, for the report; PYTHON_UNAVAILABLE when
+ * there is none (the host would start a server whose tools cannot run).
+ */
+async function pythonFor(adapter: Adapter): Promise<{ python?: string }> {
+  const tool = adapter.tools.find((candidate) => isPythonFile(candidate.entry.file));
+  if (!tool) return {};
+  return { python: describeInterpreter(await resolvePython(adapter.root, `tool '${tool.name}' (entrypoint ${tool.entrypoint})`)) };
 }
 
 /** The folder of every skill a projection writes (`.agents/skills/<name>`). */

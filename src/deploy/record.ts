@@ -130,6 +130,8 @@ export interface DeploymentReport {
   adapter: RecordedAdapter;
   /** The MCP server entry the host config launches (absent without tools). */
   server?: { command: string; args: string[] };
+  /** The Python that runs the adapter's Python tools, as found at deploy time (absent without them). */
+  python?: string;
   /**
    * sha256 of everything besides the adapter's source that shaped the projection (the MCP
    * command, whether the workspace had its own AGENTS.md, the mode bits of the copied files):
