@@ -85,6 +85,12 @@ export const GOALS = {
     text: "≤ 1.2×",
     bench: "serve",
   },
+  "serve-python-p50": {
+    measure: "`hermit serve` p50 round trip of the Python tool (tools.py:count_words) / of the TypeScript tool (tools.ts:countWords)",
+    on: "wall",
+    text: "no goal: what running the tool in Python costs",
+    bench: "serve",
+  },
   "report-200": {
     measure: "`hermit report` of a 200-step run / reading and parsing the run's files",
     max: 15,

@@ -5,7 +5,9 @@
  * sequential latency (p50, p95) and throughput with concurrent calls. The servers take turns
  * per round so machine load hits both alike. Then the goal's row (`serve-p50`): one call to
  * each server in turn, both connected, BENCH_SERVE_PAIRS pairs (default 501); the median of
- * the per-pair ratios is the p50 round trip's ratio.
+ * the per-pair ratios is the p50 round trip's ratio. Last (`serve-python-p50`, when python3 is
+ * on PATH): the same tool written in Python (examples/file_adapter_py) against the TypeScript
+ * one, both through `hermit serve`, the same way.
  *
  *   node --import jiti/register bench/serve.ts   (env: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS)
  */
@@ -18,6 +20,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hermitCli, packageRoot } from "../src/package-root.js";
+import { findOnPath } from "../src/sandbox/bwrap.js";
 import { compare, table } from "./lib.js";
 
 const calls = Number(process.env.BENCH_CALLS ?? 1000);
@@ -119,8 +122,25 @@ try {
     { pairs: Number(process.env.BENCH_SERVE_PAIRS ?? 501) },
   );
   await Promise.all([hermit.client.close(), minimal.client.close()]);
+  await comparePython();
 } finally {
   await rm(scratch, { recursive: true, force: true });
+}
+
+/** The Python tool against the TypeScript one, both through `hermit serve` (skipped, saying why, without python3). */
+async function comparePython(): Promise<void> {
+  const python = await findOnPath("python3");
+  if (!python) return console.log("\nserve-python-p50: not measured: no python3 on PATH");
+  const typescript = await connect(servers["hermit serve"]);
+  const pythonTool = await connect([hermitCli, "serve", "--adapter", join(packageRoot, "examples", "file_adapter_py"), "--quiet"]);
+  for (let i = 0; i < 100; i++) await Promise.all([pythonTool.call(), typescript.call()]);
+  await compare(
+    "serve-python-p50",
+    { label: "hermit serve, Python tool: one call", run: pythonTool.call },
+    { label: "hermit serve, TypeScript tool: one call", run: typescript.call },
+    { pairs: Number(process.env.BENCH_SERVE_PAIRS ?? 501) },
+  );
+  await Promise.all([pythonTool.client.close(), typescript.client.close()]);
 }
 
 const summary = Object.fromEntries(
