@@ -45,6 +45,7 @@ export const ErrorCodes = {
   TOOL_RESULT_INVALID: ExitCode.problems,
   TOOL_FAILED: ExitCode.problems,
   TOOL_TIMEOUT: ExitCode.problems,
+  TOOL_CANCELLED: ExitCode.problems,
   SANDBOX_UNAVAILABLE: ExitCode.input,
   /** A Python entrypoint is used and no usable Python interpreter was found. */
   PYTHON_UNAVAILABLE: ExitCode.input,

@@ -97,10 +97,10 @@ export function auditRecord(tool: string, args: unknown, outcome: ToolOutcome, t
 /** A backend that records every call it runs in `log` (the log is closed with the backend). */
 export function audited(backend: ToolBackend, log: AuditLog): ToolBackend {
   return {
-    async call(name: string, args: unknown): Promise<ToolOutcome> {
+    async call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolOutcome> {
       const time = new Date().toISOString();
       const started = performance.now();
-      const outcome = await backend.call(name, args);
+      const outcome = await backend.call(name, args, options);
       await log.append(auditRecord(name, args, outcome, time, performance.now() - started));
       return outcome;
     },

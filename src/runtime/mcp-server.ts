@@ -35,10 +35,11 @@ export function createToolServer(tools: PublishedTool[], backend: ToolBackend, i
   );
   const listed = tools.map(toMcpTool);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(LooseCallToolRequestSchema, async (request) => {
+  server.setRequestHandler(LooseCallToolRequestSchema, async (request, extra) => {
     // The SDK has checked the params against CallToolRequestSchema (-32602 when they are bad).
     const params = request.params as { name: string; arguments?: Record<string, unknown> };
-    return toCallToolResult(await backend.call(params.name, params.arguments ?? {}), params.name);
+    // A client's notifications/cancelled aborts extra.signal: the call is cancelled, and the SDK sends no answer.
+    return toCallToolResult(await backend.call(params.name, params.arguments ?? {}, { signal: extra.signal }), params.name);
   });
   return server;
 }

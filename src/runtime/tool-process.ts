@@ -32,7 +32,7 @@ import type { ToolResources } from "./types.js";
 /** What a tool process reports for one call, before the toolbox validates the result. */
 export type ProcessOutcome =
   | { ok: true; value: unknown }
-  | { ok: false; code: "TOOL_FAILED" | "TOOL_TIMEOUT" | "TOOL_RESULT_INVALID"; message: string };
+  | { ok: false; code: "TOOL_FAILED" | "TOOL_TIMEOUT" | "TOOL_CANCELLED" | "TOOL_RESULT_INVALID"; message: string };
 
 /** How to start the process (see `tool-launch.ts`). */
 export interface ToolLaunch {
@@ -133,13 +133,40 @@ export class ToolProcess {
     this.pump();
   }
 
-  /** Run one call with a time limit. Never throws. */
-  run(tool: string, args: Record<string, unknown>, timeoutMs: number): Promise<ProcessOutcome> {
+  /** Run one call with a time limit; `signal` cancels it. Never throws. */
+  run(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<ProcessOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: "TOOL_FAILED", message: "the tool runtime is closed" });
+    if (signal?.aborted) return Promise.resolve(cancelledOutcome);
     return new Promise<ProcessOutcome>((resolve) => {
-      this.queue.push({ id: this.nextId++, key: randomUUID(), tool, args, timeoutMs, settle: resolve });
+      const onAbort = () => this.cancelled(call);
+      const call: PendingCall = {
+        id: this.nextId++,
+        key: randomUUID(),
+        tool,
+        args,
+        timeoutMs,
+        settle: (outcome) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(outcome);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.queue.push(call);
       this.pump();
     });
+  }
+
+  /** The client cancelled `call`: answered at once; if it was sent, the host is told to cancel it, as after a time-out. */
+  private cancelled(call: PendingCall): void {
+    const queued = this.queue.indexOf(call);
+    if (queued !== -1) {
+      this.queue.splice(queued, 1);
+      return this.settle(call, cancelledOutcome);
+    }
+    const running = call.process;
+    if (!running || running.sent.get(call.id)?.call !== call) return; // answered already
+    this.settle(call, cancelledOutcome);
+    this.cancelInHost(running, call);
   }
 
   async close(): Promise<void> {
@@ -211,6 +238,15 @@ export class ToolProcess {
       return;
     }
     this.settle(call, timeout);
+    this.cancelInHost(running, call);
+  }
+
+  /**
+   * Tell the host to cancel an answered call (an asyncio task is cancelled; a thread or a
+   * JavaScript call runs on), then ping it: a blocked process is replaced, one with a call
+   * stuck in a thread is retired.
+   */
+  private cancelInHost(running: Running, call: PendingCall): void {
     this.write(running, { t: "cancel", id: call.id });
     void this.health(running).then((health) => {
       if (health.blocked) this.lost(running, `the tool process was restarted because tool '${call.tool}' blocked it past its time limit`);
@@ -450,6 +486,7 @@ export class ToolProcess {
 }
 
 const closedOutcome: ProcessOutcome = { ok: false, code: "TOOL_FAILED", message: "the tool runtime was closed" };
+const cancelledOutcome: ProcessOutcome = { ok: false, code: "TOOL_CANCELLED", message: "cancelled by the client" };
 
 /** `tool 'x' (entrypoint f.py:x): f.py:3: SyntaxError: invalid syntax`. */
 export function describeLoadProblem(problem: LoadProblem, tools: Array<{ name: string; entrypoint: string }>): string {

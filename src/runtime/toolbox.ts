@@ -105,7 +105,7 @@ export class Toolbox implements ToolBackend {
     for (const runtime of [this.runtimes.node, this.runtimes.python]) if (runtime) action(runtime.process);
   }
 
-  async call(name: string, args: unknown): Promise<ToolOutcome> {
+  async call(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
     if (!tool) return { ok: false, code: "TOOL_UNKNOWN", message: unknownToolMessage(name, [...this.byName.keys()]) };
     const input = args ?? {};
@@ -113,9 +113,9 @@ export class Toolbox implements ToolBackend {
     if (refused) {
       return { ok: false, code: "TOOL_ARGUMENTS_INVALID", message: `invalid arguments for tool '${name}': ${refused}` };
     }
-    const outcome = await tool.runtime.process.run(name, input as Record<string, unknown>, this.timeoutMs);
+    const outcome = await tool.runtime.process.run(name, input as Record<string, unknown>, this.timeoutMs, options.signal);
     if (!outcome.ok) {
-      const verb = { TOOL_TIMEOUT: "", TOOL_FAILED: "failed: ", TOOL_RESULT_INVALID: "returned an invalid result: " }[outcome.code];
+      const verb = { TOOL_TIMEOUT: "", TOOL_CANCELLED: "", TOOL_FAILED: "failed: ", TOOL_RESULT_INVALID: "returned an invalid result: " }[outcome.code];
       return { ok: false, code: outcome.code, message: `tool '${name}' ${verb}${outcome.message}` };
     }
     if (tool.outputSchema) {

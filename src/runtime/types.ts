@@ -35,7 +35,9 @@ export type ToolErrorCode =
   | "TOOL_ARGUMENTS_INVALID"
   | "TOOL_RESULT_INVALID"
   | "TOOL_FAILED"
-  | "TOOL_TIMEOUT";
+  | "TOOL_TIMEOUT"
+  /** The MCP client cancelled the call (`notifications/cancelled`); no answer is sent, the audit log keeps it. */
+  | "TOOL_CANCELLED";
 
 /** The result of one tool call: never thrown, so servers and `respond()` can render it. */
 export type ToolOutcome =
@@ -50,7 +52,8 @@ export type ToolOutcome =
 
 /** Anything that runs an adapter's tools: the in-process toolbox, or a sandboxed server over MCP. */
 export interface ToolBackend {
-  call(name: string, args: unknown): Promise<ToolOutcome>;
+  /** Run one call; `signal` aborts it (a client's cancellation). */
+  call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolOutcome>;
   close(): Promise<void>;
 }
 

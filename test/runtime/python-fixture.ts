@@ -28,6 +28,12 @@ export const pythonTools = [
   { name: "fail", description: "Raise (sync).", entrypoint: "tools.py:fail", input_schema: object({ reason: { type: "string" } }) },
   { name: "reject", description: "Raise (async).", entrypoint: "tools.py:reject", input_schema: object({ reason: { type: "string" } }) },
   { name: "sleep_forever", description: "Await forever (async).", entrypoint: "tools.py:sleep_forever", input_schema: { type: "object" } },
+  {
+    name: "wait_cancel",
+    description: "Await until cancelled, and say so on stderr (async).",
+    entrypoint: "tools.py:wait_cancel",
+    input_schema: object({ marker: { type: "string" } }),
+  },
   { name: "block", description: "Sleep in its thread for an hour (sync).", entrypoint: "tools.py:block", input_schema: { type: "object" } },
   { name: "exit_now", description: "End the process (os._exit(1)).", entrypoint: "tools.py:exit_now", input_schema: { type: "object" } },
   { name: "noisy", description: "Print on stdout and stderr.", entrypoint: "tools.py:noisy", input_schema: { type: "object" } },
@@ -105,6 +111,14 @@ async def reject(reason):
 
 async def sleep_forever():
     await asyncio.sleep(3600)
+
+
+async def wait_cancel(marker):
+    try:
+        await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        print("cancelled " + marker, file=sys.stderr)
+        raise
 
 
 def block():

@@ -52,7 +52,7 @@ for (const [transport, start] of [
         expect(listed.inputSchema).toStrictEqual(declared.input_schema);
         expect(listed.outputSchema).toStrictEqual(declared.output_schema);
       }
-      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 16 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
+      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 17 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
     });
 
     it("runs sync and async Python tools, and a TypeScript tool beside them", async () => {
@@ -100,6 +100,18 @@ for (const [transport, start] of [
       const result = await call("sleep_forever");
       expect(text(result)).toBe(`tool 'sleep_forever' timed out after ${TIMEOUT_MS} ms`);
       await expectAlive();
+    });
+
+    it("cancels an async Python call when the client cancels it (notifications/cancelled), and logs it", async () => {
+      const controller = new AbortController();
+      const pending = server.client.callTool({ name: "wait_cancel", arguments: { marker: "by-client" } }, undefined, { signal: controller.signal });
+      setTimeout(() => controller.abort("stopped by the test"), 300);
+      await expect(pending).rejects.toThrow(/stopped by the test/);
+      await expect.poll(() => server.stderr()).toContain("cancelled by-client"); // the asyncio task got CancelledError
+      await expectAlive();
+      await expect
+        .poll(async () => (await readFile(auditLog, "utf8")).split("\n").filter((line) => line.includes('"wait_cancel"')).map((line) => JSON.parse(line).error))
+        .toEqual([{ code: "TOOL_CANCELLED", message: "tool 'wait_cancel' cancelled by the client" }]);
     });
 
     it("times out a sync tool stuck in its thread; calls sent meanwhile are answered", async () => {
