@@ -35,6 +35,12 @@ export const pythonTools = [
     input_schema: object({ marker: { type: "string" } }),
   },
   { name: "block", description: "Sleep in its thread for an hour (sync).", entrypoint: "tools.py:block", input_schema: { type: "object" } },
+  {
+    name: "hog_loop",
+    description: "Await, then block the asyncio loop itself (time.sleep in async def).",
+    entrypoint: "tools.py:hog_loop",
+    input_schema: { type: "object" },
+  },
   { name: "exit_now", description: "End the process (os._exit(1)).", entrypoint: "tools.py:exit_now", input_schema: { type: "object" } },
   { name: "noisy", description: "Print on stdout and stderr.", entrypoint: "tools.py:noisy", input_schema: { type: "object" } },
   {
@@ -122,6 +128,11 @@ async def wait_cancel(marker):
 
 
 def block():
+    time.sleep(3600)
+
+
+async def hog_loop():
+    await asyncio.sleep(0.01)
     time.sleep(3600)
 
 

@@ -52,7 +52,7 @@ for (const [transport, start] of [
         expect(listed.inputSchema).toStrictEqual(declared.input_schema);
         expect(listed.outputSchema).toStrictEqual(declared.output_schema);
       }
-      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 17 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
+      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 18 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
     });
 
     it("runs sync and async Python tools, and a TypeScript tool beside them", async () => {

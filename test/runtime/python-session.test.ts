@@ -46,6 +46,13 @@ describe.skipIf(skipBecause(noPython))("Session with Python tools", () => {
     expect((await failure(session.call("sleep_forever"))).code).toBe("TOOL_TIMEOUT");
     expect((await failure(session.call("block"))).code).toBe("TOOL_TIMEOUT");
     expect((await failure(session.call("not_json"))).code).toBe("TOOL_RESULT_INVALID");
+    // An async def that blocks the loop itself: the process answers no ping, and is replaced.
+    const [hog, queued] = await Promise.all([
+      failure(session.call("hog_loop")),
+      new Promise<unknown>((resolve) => setTimeout(() => resolve(session.call("echo_later", { text: "queued" })), 100)),
+    ]);
+    expect(hog.code).toBe("TOOL_TIMEOUT");
+    expect(queued).toEqual({ text: "queued" });
     expect((await failure(session.call("count_words", { text: 1 }))).code).toBe("TOOL_ARGUMENTS_INVALID");
     expect((await failure(session.call("exit_now"))).message).toContain("the tool process exited (code 1) while the call ran");
     expect(await session.call("count_words", { text: "alive" })).toEqual({ count: 1 });
