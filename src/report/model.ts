@@ -59,7 +59,7 @@ export function buildReport(input: ReportInput): ReportData {
   const acting = input.rollouts.reduce<UsageView>((view, record) => addSource(view, record.usage), emptyUsageView());
   const learning = sumUsage(steps.map((step) => step.usage.learning));
   const total = sumUsage([acting, learning]);
-  const settings = run.settings as RunRecord["settings"] & { maxCostUsd?: number };
+  const settings = run.settings;
   return {
     format: "hermit-report",
     formatVersion: 1,
@@ -106,7 +106,7 @@ export function buildReport(input: ReportInput): ReportData {
       base: { tree: run.base.tree },
       ...(run.final ? { final: { tree: run.final.test.final.tree } } : {}),
     }),
-    usage: { acting, learning, budgets: budgets({ settings, rolloutsRan: run.rollouts.ran, elapsedSeconds: run.elapsedSeconds, total }) },
+    usage: { acting, learning, budgets: budgets({ settings, rolloutsRan: run.rollouts.ran, elapsedSeconds: run.elapsedSeconds, total, acting, learning }) },
     notes: input.notes,
   };
 }

@@ -81,27 +81,45 @@ export function describeFigure(figure: UsageFigure, format: (value: number) => s
   return figure.reported === figure.sources ? format(figure.known) : `≥ ${format(figure.known)}`;
 }
 
+/** A budget as recorded: a number (older runs: the total) or limits per scope. */
+type Limit = number | Partial<Record<"total" | "acting" | "learning", number>>;
+
 export interface BudgetFacts {
-  settings: { maxRollouts?: number; maxTime?: number; maxTokens?: number; maxCostUsd?: number };
+  settings: { maxRollouts?: number; maxTime?: number; maxTokens?: Limit; maxCostUsd?: Limit };
   rolloutsRan: number;
   elapsedSeconds: number;
   total: UsageView;
+  /** Per role, for limits on acting or learning alone. */
+  acting?: UsageView;
+  learning?: UsageView;
 }
 
 /** Each budget the run set, against what it used. */
 export function budgets(facts: BudgetFacts): BudgetView[] {
-  const { settings, total } = facts;
+  const { settings } = facts;
   const out: BudgetView[] = [];
   if (typeof settings.maxRollouts === "number") out.push({ name: "max-rollouts", limit: settings.maxRollouts, used: facts.rolloutsRan, unit: "rollouts", lowerBound: false });
   if (typeof settings.maxTime === "number") out.push({ name: "max-time", limit: settings.maxTime, used: round(facts.elapsedSeconds), unit: "s", lowerBound: false });
-  if (typeof settings.maxTokens === "number") {
-    const lowerBound = total.input.reported < total.input.sources || total.output.reported < total.output.sources;
-    out.push({ name: "max-tokens", limit: settings.maxTokens, used: total.input.known + total.output.known, unit: "tokens", lowerBound });
+  for (const [scope, limit] of scopedLimits(settings.maxTokens)) {
+    const view = scope === "total" ? facts.total : facts[scope];
+    if (!view) continue;
+    const lowerBound = view.input.reported < view.input.sources || view.output.reported < view.output.sources;
+    out.push({ name: scoped("max-tokens", scope), limit, used: view.input.known + view.output.known, unit: "tokens", lowerBound });
   }
-  if (typeof settings.maxCostUsd === "number") {
-    out.push({ name: "max-cost-usd", limit: settings.maxCostUsd, used: round(total.costUsd.known, 6), unit: "USD", lowerBound: total.costUsd.reported < total.costUsd.sources });
+  for (const [scope, limit] of scopedLimits(settings.maxCostUsd)) {
+    const view = scope === "total" ? facts.total : facts[scope];
+    if (!view) continue;
+    out.push({ name: scoped("max-cost-usd", scope), limit, used: round(view.costUsd.known, 6), unit: "USD", lowerBound: view.costUsd.reported < view.costUsd.sources });
   }
   return out;
 }
+
+function scopedLimits(limit: Limit | undefined): Array<["total" | "acting" | "learning", number]> {
+  if (typeof limit === "number") return [["total", limit]];
+  if (limit === undefined || limit === null || typeof limit !== "object") return [];
+  return (["total", "acting", "learning"] as const).flatMap((scope) => (typeof limit[scope] === "number" ? [[scope, limit[scope]!] as ["total" | "acting" | "learning", number]] : []));
+}
+
+const scoped = (name: string, scope: string) => (scope === "total" ? name : `${name} ${scope}`);
 
 const round = (value: number, digits = 3) => Number(value.toFixed(digits));

@@ -2,6 +2,7 @@
  * `CARD.md` (pure render): provenance of the trained adapter, an evaluation table per step,
  * base vs final scores on the sealed test split, and the files that changed.
  */
+import { SETTINGS } from "./settings/table.js";
 import { basename, isAbsolute } from "node:path";
 import type { Evaluation, RunRecord, StepRecord } from "./records.js";
 import type { FileMap } from "./store.js";
@@ -53,7 +54,10 @@ export function renderCard(input: CardInput): string {
     ...(s.batchSize !== undefined ? [`batch-size=${s.batchSize}`] : []),
     ...(s.maxRollouts !== undefined ? [`max-rollouts=${s.maxRollouts}`] : []),
     ...(s.maxTime !== undefined ? [`max-time=${s.maxTime}s`] : []),
-    ...(s.maxTokens !== undefined ? [`max-tokens=${s.maxTokens}`] : []),
+    ...(s.maxTokens !== undefined ? [`max-tokens=${SETTINGS.maxTokens.kind.show(s.maxTokens)}`] : []),
+    ...(s.maxCostUsd !== undefined ? [`max-cost-usd=${SETTINGS.maxCostUsd.kind.show(s.maxCostUsd)}`] : []),
+    ...(s.learnerModel !== undefined ? [`learner=${s.learnerModel}`] : []),
+    ...(s.screen !== undefined ? [`screen=${s.screen ? "on" : "off"}`] : []),
     `retries=${s.retries ?? 0}`,
     ...pluginOptions("evolver", s.evolverOptions),
     ...pluginOptions("task", s.taskOptions),

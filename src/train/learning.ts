@@ -23,6 +23,7 @@ export function historyEntry(record: StepRecord): HistoryEntry {
     score: record.score,
     acceptedScore: record.acceptedScore,
     commit: record.commit,
+    ...(record.validation ? { validation: record.validation } : {}),
   };
 }
 

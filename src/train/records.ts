@@ -5,6 +5,7 @@ import type { SpecResult } from "../check/types.js";
 import type { TrainSettings } from "./settings/table.js";
 import type { RunStatus, StepResult, StepStatus, Usage } from "./types.js";
 import type { AdapterUseTotals } from "./adapter-use.js";
+import type { StepCalls } from "./learner.js";
 import type { UsageTotals } from "./usage.js";
 
 /** Scores of one version on one split. */
@@ -54,6 +55,8 @@ export interface RunRecord {
   usage: UsageTotals;
   /** Did the acting host use the adapter, over every rollout that ran (absent in runs before it was recorded). */
   adapterUse?: AdapterUseTotals;
+  /** The same usage by role: acting (rollouts) and learning (the Evolver and its learner model calls). */
+  usageByRole?: { acting: UsageTotals; learning: UsageTotals };
   final?: { commit: string; tag: string; test: { base: Evaluation; final: Evaluation } };
   /** The folder the final version was exported to (`--export`). */
   exported?: string;
@@ -65,7 +68,10 @@ export interface EvolverOutcome {
   status: StepResult["status"] | "threw";
   summary: string;
   error?: string;
+  /** What the Evolver reported itself (spending outside `ctx.model`). */
   usage?: Usage;
+  /** Its `ctx.model` calls (`steps/<n>/calls/`), counted by the Trainer. */
+  calls?: StepCalls;
   durationMs: number;
 }
 
@@ -88,6 +94,10 @@ export interface StepRecord {
   acceptedScore: number | null;
   batchScore: number | null;
   decision?: Decision;
+  /** Validation scores per instance (mean over trials) of both versions, when validation ran. */
+  validation?: { candidate: Record<string, number>; accepted: Record<string, number> };
+  /** The screening on the acting batch's instances, when the candidate was screened. */
+  screening?: { candidateScore: number | null; acceptedScore: number | null; passed: boolean; instances: number };
   check?: SpecResult;
   repair?: RepairRecord;
   rollouts: { ran: number; cached: number };

@@ -5,6 +5,7 @@
  */
 import type { ActRequest } from "../acting/act.js";
 import type { ActResult, AdapterUse } from "../acting/types.js";
+import type { LearnerModel } from "../models/client.js";
 import type { Session, SessionOptions } from "../runtime/session.js";
 import type { RepairAction } from "../check/repair.js";
 import type { Issue } from "../check/types.js";
@@ -146,6 +147,13 @@ export interface StepResult {
 
 /** An Evolver as its module writes it (`defineEvolver` adds `apiVersion`). */
 export interface EvolverDefinition<Options extends PluginOptions = PluginOptions> extends PluginBase<Options> {
+  /**
+   * `required`: the Evolver calls `ctx.model`, so a run without `--learner-model` is refused
+   * before it starts. Default: `ctx.model` is offered when the run has a learner model.
+   */
+  model?: "required" | "optional";
+  /** Whether candidates are screened on the acting batch before validation when `--screen` is not given (default false). */
+  screen?: boolean;
   step(context: EvolverContext<Options>): StepResult | Promise<StepResult>;
 }
 
@@ -176,6 +184,13 @@ export interface EvolverContext<Options extends PluginOptions = PluginOptions> {
   options: Options;
   /** A progress line on stderr. */
   log(line: string): void;
+  /**
+   * The run's learner model (`--learner-model`), when it has one: `generate({ system, prompt,
+   * maxOutputTokens, schema? })`. Every call is recorded under `steps/<n>/calls/`, metered and
+   * priced; a call that would pass a budget is not made (it throws `BUDGET_EXCEEDED`, and the
+   * run ends with status `budget`).
+   */
+  model?: LearnerModel;
 }
 
 /** How one rollout ended. */
@@ -235,6 +250,8 @@ export interface HistoryEntry {
   score: number | null;
   acceptedScore: number | null;
   commit: string;
+  /** Validation scores per instance (mean over trials) of the candidate and the accepted version, when validation ran. */
+  validation?: { candidate: Record<string, number>; accepted: Record<string, number> };
 }
 
 /** What the Evolver learns from (also written to `steps/<n>/learning.json`). */
@@ -257,8 +274,12 @@ export interface LearningMaterial {
   file: string;
 }
 
-/** Final status of one step. `indecisive`: too few validation items were measured for both versions to decide. */
-export type StepStatus = "accepted" | "rejected" | "indecisive" | "invalid" | "failed" | "skipped" | "stopped";
+/**
+ * Final status of one step. `indecisive`: too few validation items were measured for both
+ * versions to decide. `screened-out`: the candidate did not beat the accepted version on the
+ * acting batch's instances (`--screen`), so it was not validated.
+ */
+export type StepStatus = "accepted" | "rejected" | "indecisive" | "invalid" | "failed" | "skipped" | "stopped" | "screened-out";
 
 /** Status of a whole run. */
 export type RunStatus = "running" | "completed" | "stopped" | "budget" | "failed";

@@ -74,3 +74,37 @@ export function attemptsUsage(attempts: ReadonlyArray<Usage | undefined>): { usa
   }
   return { ...(Object.keys(usage).length > 0 ? { usage } : {}), ...(missing.length > 0 ? { unknown: `unknown over the attempts: ${missing.join("; ")}` } : {}) };
 }
+
+/** A usage figure as `--json` and `runs show --json` give it: null (with the reason) when not every source reported it. */
+export interface UsageFigureJson {
+  /** The sum when every source reported it; null otherwise (never a 0 for what was not reported). */
+  value: number | null;
+  /** What was reported: a lower bound when `value` is null. */
+  known: number;
+  reported: number;
+  sources: number;
+  reason?: string;
+}
+
+export function usageJson(totals: UsageTotals): Record<Field, UsageFigureJson> {
+  const out = {} as Record<Field, UsageFigureJson>;
+  for (const field of FIELDS) {
+    const reported = totals.reported[field];
+    const complete = reported === totals.sources;
+    const what = field === "costUsd" ? "cost (no usage, or no price for the model)" : "token counts";
+    out[field] = {
+      value: complete ? totals.known[field] : null,
+      known: totals.known[field],
+      reported,
+      sources: totals.sources,
+      ...(complete ? {} : { reason: `${totals.sources - reported} of ${totals.sources} sources did not report ${what}` }),
+    };
+  }
+  return out;
+}
+
+/** One line: tokens and cost of one role. */
+export function describeTotals(totals: UsageTotals): string {
+  if (totals.sources === 0) return "none";
+  return `${describeUsage(totals, "inputTokens")} in / ${describeUsage(totals, "outputTokens")} out tokens, cost ${describeUsage(totals, "costUsd")}`;
+}

@@ -57,7 +57,8 @@ describe("resolving settings", () => {
     expect(() => resolveSettings([file({ adapter: "a", task: "x", evolver: "y" })], { cwd: "/cwd" })).toThrow(/'template' is required: give --template/);
     expect(() => options({ ...required, stepz: 3 })).toThrow(/train options: unknown setting 'stepz'; did you mean 'steps'\?/);
     expect(() => file({ ...required, step: 3 })).toThrow(/^train\.yaml: unknown setting 'step'; did you mean 'steps'\?/);
-    expect(() => file({ ...required, learner: { model: "x" } })).toThrow(/train\.yaml: unknown setting 'learner'/);
+    expect(() => file({ ...required, learner: { modle: "x" } })).toThrow(/train\.yaml: unknown setting 'learner\.modle'; did you mean 'learner\.model'\?/);
+    expect(() => file({ ...required, lerner: { model: "x" } })).toThrow(/train\.yaml: unknown setting 'lerner'/);
   });
 
   it("reads a plugin's section: its specifier under `use`, its options beside it; `evolver: NAME` alone still works", () => {
@@ -88,7 +89,7 @@ describe("resolving settings", () => {
   it("on resume lets only the resumable settings change, and a given setting with its recorded value pass", () => {
     const recorded = resolveSettings([file(required)], { cwd: "/cwd" });
     expect(resumeSettings(recorded, flags({ steps: "20", rolloutTimeout: "10m", seed: "0" }), { cwd: "/cwd" })).toMatchObject({ steps: 20, rolloutTimeout: 600, seed: 0 });
-    expect(() => resumeSettings(recorded, flags({ margin: "0.2" }), { cwd: "/cwd" })).toThrow(/^--margin: cannot change when resuming \(recorded: 0\); only steps, concurrency, rollout-timeout/);
+    expect(() => resumeSettings(recorded, flags({ margin: "0.2" }), { cwd: "/cwd" })).toThrow(/^--margin: cannot change when resuming \(recorded: 0\); only .*steps, concurrency, rollout-timeout/);
     expect(() => resumeSettings(recorded, [file({ seed: 4 })], { cwd: "/cwd" })).toThrow(/^train\.yaml: 'seed' cannot change when resuming/);
     // A setting added to the table after the run was recorded takes its default.
     const { seed: _dropped, ...older } = recorded;

@@ -5,7 +5,7 @@ import { describeDeployment } from "../../train/deployments.js";
 import type { RunRecord } from "../../train/records.js";
 import type { RunDetails, RunSummary } from "../../train/runs.js";
 import type { RolloutRecord } from "../../train/types.js";
-import { describeUsage } from "../../train/usage.js";
+import { describeTotals, describeUsage, usageJson, type UsageTotals } from "../../train/usage.js";
 
 const fmt = (score: number | null | undefined) => (score === null || score === undefined ? "—" : score.toFixed(3));
 
@@ -22,6 +22,7 @@ export function trainJson(result: TrainResult) {
     steps: result.steps,
     test: { base: result.test.base.score, final: result.test.final.score },
     rollouts: result.rollouts,
+    usage: { acting: usageJson(result.usage.acting), learning: usageJson(result.usage.learning), total: usageJson(result.usage.total) },
     deployments: result.deployments,
   };
 }
@@ -48,8 +49,9 @@ export function formatTrain(result: TrainResult): string {
   const count = (status: string) => result.steps.filter((step) => step.status === status).length;
   const lines = [
     `run ${result.run}: ${result.status}${result.reason ? ` (${result.reason})` : ""}`,
-    `  steps: ${result.steps.length}: ${count("accepted")} accepted, ${count("rejected")} rejected${["indecisive", "invalid", "failed", "skipped"].map((status) => (count(status) > 0 ? `, ${count(status)} ${status}` : "")).join("")}; rollouts: ${result.rollouts.ran} run, ${result.rollouts.cached} from the cache`,
+    `  steps: ${result.steps.length}: ${count("accepted")} accepted, ${count("rejected")} rejected${["screened-out", "indecisive", "invalid", "failed", "skipped"].map((status) => (count(status) > 0 ? `, ${count(status)} ${status}` : "")).join("")}; rollouts: ${result.rollouts.ran} run, ${result.rollouts.cached} from the cache`,
     `  test score (sealed split): base ${fmt(base.score)} → final ${fmt(final.score)}${delta}`,
+    ...usageLines(result.usage),
     `  final version: tag ${result.finalTag} (commit ${result.finalCommit.slice(0, 12)}), exported to ${result.exported}`,
     `  card: ${result.runDir}/CARD.md`,
   ];
@@ -79,6 +81,8 @@ export function formatShow(details: RunDetails, report: string | undefined, runs
     `  base: commit ${record.base.commit.slice(0, 12)}${record.base.from ? ` from ${record.base.from}` : ""}`,
     `  accepted: commit ${record.accepted.commit.slice(0, 12)} (step ${record.accepted.step}, validation ${fmt(record.accepted.score)})`,
     `  steps: ${record.lastStep}/${record.settings.steps}; rollouts: ${record.rollouts.ran} run, ${record.rollouts.cached} from the cache; ${record.elapsedSeconds.toFixed(1)} s`,
+    ...(record.settings.learnerModel ? [`  learner: ${record.settings.learnerModel}${record.settings.learnerBaseUrl ? ` at ${record.settings.learnerBaseUrl}` : ""}`] : []),
+    ...(record.usageByRole ? usageLines({ ...record.usageByRole, total: record.usage }) : [`  usage: ${describeTotals(record.usage)}`]),
   ];
   if (record.final) {
     lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
@@ -125,4 +129,9 @@ function rolloutLines(rollouts: RolloutRecord[]): string[] {
       return `    ${String(rollout.ranAt).padStart(5)}  ${rollout.split.padEnd(5)}  ${rollout.instance}  #${rollout.trial}  ${rollout.status}${error}  ${fmt(rollout.score)}  adapter ${describeRolloutUse(rollout.adapterUse)}  ${tokens}  ${cost}${why}`;
     }),
   ];
+}
+
+/** Usage lines: acting, learning (with its calls) and the total; unknown figures say so. */
+function usageLines(usage: { acting: UsageTotals; learning: UsageTotals; total: UsageTotals }): string[] {
+  return [`  usage: acting ${describeTotals(usage.acting)}`, `         learning ${describeTotals(usage.learning)}`, `         total ${describeTotals(usage.total)}`];
 }

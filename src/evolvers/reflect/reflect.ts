@@ -14,7 +14,6 @@ import { walkTree } from "../../adapter/tree.js";
 import { readManifest } from "../../adapter/read.js";
 import type { Manifest } from "../../adapter/types.js";
 import { isHermitError } from "../../errors.js";
-import type { LearnerModel } from "../../models/client.js";
 import { defineEvolver } from "../../train/define.js";
 import { seededRandom } from "../../train/random.js";
 import type { EvolverContext, StepResult } from "../../train/types.js";
@@ -28,11 +27,28 @@ import { attemptNotes, learnFromHistory, programScores, type History } from "./p
 import { loadState, saveState, type KnownProgram, type ReflectState } from "./state.js";
 import { readOptions, type ReflectOptions } from "./options.js";
 
-/** What `reflect` reads from the context: the learner model comes with `--learner-model`. */
-export type ReflectContext = EvolverContext & { model?: LearnerModel };
+/** What `reflect` reads from the context: the learner model (`ctx.model`) comes with `--learner-model`. */
+export type ReflectContext = EvolverContext;
 
 export const reflect = defineEvolver({
   name: "reflect",
+  // The run is refused without --learner-model; candidates are screened on the acting batch unless --screen off.
+  model: "required",
+  screen: true,
+  options: {
+    type: "object",
+    properties: {
+      component: { type: "string", enum: ["blame", "round-robin"], description: "how the file to rewrite is chosen: the one the failures name (else round-robin), or round-robin" },
+      "dataset-tokens": { type: "integer", minimum: 500, description: "the most tokens the rollouts may take in the prompt" },
+      successes: { type: "integer", minimum: 0, description: "passing rollouts shown after the failures" },
+      "max-output-tokens": { type: "integer", minimum: 256, description: "the learner's output limit per proposal" },
+      "merge-every": { type: "integer", minimum: 0, description: "try a merge of two Pareto-front versions every n steps (0: never)" },
+    },
+    additionalProperties: false,
+  },
+  validate(options) {
+    readOptions(options);
+  },
   async step(context: EvolverContext): Promise<StepResult> {
     const ctx = context as ReflectContext;
     if (!ctx.model) return { status: "failed", summary: "reflect needs a learner model: give --learner-model provider:model-id" };

@@ -2,7 +2,7 @@
  * The loop's decisions, pure: which train instances a step acts on, what a step's status and
  * summary are, whether a budget is used up, and how a run ended. No IO, tested on their own.
  */
-import type { Decision } from "../acceptance.js";
+import { mean, tidy, type Decision } from "../acceptance.js";
 import type { RepairRecord } from "../../check/repair.js";
 import { sample, seededRandom } from "../random.js";
 import type { EvolverOutcome, StepRecord } from "../records.js";
@@ -10,7 +10,9 @@ import { evidenceDir } from "../run-dir.js";
 import type { BatchItem } from "../rollouts/batch.js";
 import type { TrainSettings } from "../settings/table.js";
 import type { RunStatus, Split, StepStatus, TaskInstance } from "../types.js";
-import { knownTokens, type UsageTotals } from "../usage.js";
+import type { Role } from "../../models/budget.js";
+import { runMeter } from "../learner.js";
+import { mergeUsage, type UsageTotals } from "../usage.js";
 
 /** The train instances step `step` acts on: all of them, or a seeded sample of `batch-size`. */
 export function actingInstances(train: TaskInstance[], settings: Pick<TrainSettings, "batchSize" | "seed">, step: number): TaskInstance[] {
@@ -63,18 +65,21 @@ export function stepSummary(status: StepStatus, evolver: EvolverOutcome, decisio
 export interface BudgetUse {
   rollouts: number;
   elapsedSeconds: number;
-  usage: UsageTotals;
+  /** Usage by role (acting, learning); their sum is the run's. */
+  usage: Record<Role, UsageTotals>;
 }
 
 /** A budget the run has used up, described; undefined while within every budget. */
-export function budgetReached(settings: Pick<TrainSettings, "maxRollouts" | "maxTime" | "maxTokens">, use: BudgetUse): string | undefined {
+export function budgetReached(settings: Pick<TrainSettings, "maxRollouts" | "maxTime" | "maxTokens" | "maxCostUsd">, use: BudgetUse): string | undefined {
   if (settings.maxRollouts !== undefined && use.rollouts >= settings.maxRollouts) return `max-rollouts ${settings.maxRollouts} (${use.rollouts} rollouts run)`;
   if (settings.maxTime !== undefined && use.elapsedSeconds >= settings.maxTime) return `max-time ${settings.maxTime} s (${use.elapsedSeconds.toFixed(1)} s spent)`;
-  if (settings.maxTokens !== undefined && knownTokens(use.usage) >= settings.maxTokens) {
-    const unreported = use.usage.sources - Math.min(use.usage.reported.inputTokens, use.usage.reported.outputTokens);
-    return `max-tokens ${settings.maxTokens} (${knownTokens(use.usage)} tokens reported${unreported > 0 ? `, ${unreported} sources did not report usage` : ""})`;
-  }
-  return undefined;
+  // Spent at or past a limit (no estimate: nothing is about to start yet).
+  const meter = runMeter(settings, use.usage);
+  const refusal = meter.refusal("acting") ?? meter.refusal("learning");
+  if (!refusal) return undefined;
+  const total = mergeUsage(use.usage.acting, use.usage.learning);
+  const unreported = total.sources - Math.min(total.reported.inputTokens, total.reported.outputTokens);
+  return `${refusal}${unreported > 0 ? ` (${unreported} sources did not report usage)` : ""}`;
 }
 
 /** How a run's steps ended it. */
@@ -90,9 +95,49 @@ export interface RunEnd {
 export function runEnd(steps: StepRecord[], budget: string | undefined): RunEnd {
   const last = steps[steps.length - 1];
   if (last?.status === "stopped") return { status: "stopped", reason: `the Evolver stopped at step ${last.step}: ${last.summary}` };
+  // A learner call a budget refused ended the run mid-step: that step failed for want of budget.
+  if (budget && last?.evolver.calls?.refused) return { status: "budget", reason: budget };
   if (steps.length > 0 && steps.every((step) => step.status === "failed")) {
     return { status: "failed", reason: `no step succeeded: every one of the ${steps.length} step${steps.length === 1 ? "" : "s"} failed (step ${steps[0]!.step}: ${steps[0]!.summary})` };
   }
   if (budget) return { status: "budget", reason: budget };
   return { status: "completed" };
+}
+
+/** What screening found: both versions' means over the (instance, trial) pairs both measured. */
+export interface Screening {
+  candidateScore: number | null;
+  acceptedScore: number | null;
+  passed: boolean;
+  /** Pairs measured for both versions. */
+  instances: number;
+}
+
+/** Screening (DESIGN §7): the candidate passes only when it beats the accepted version on the acting batch's own pairs. */
+export function screenDecision(candidate: ScoredRollout[], accepted: ScoredRollout[]): Screening {
+  const before = new Map(accepted.map((item) => [`${item.instance}\0${item.trial}`, item.score]));
+  const pairs = candidate.flatMap((item) => {
+    const other = before.get(`${item.instance}\0${item.trial}`);
+    return item.score !== null && other !== null && other !== undefined ? [[item.score, other] as const] : [];
+  });
+  const candidateScore = tidy(mean(pairs.map(([score]) => score)));
+  const acceptedScore = tidy(mean(pairs.map(([, score]) => score)));
+  const passed = candidateScore !== null && acceptedScore !== null && candidateScore > acceptedScore;
+  return { candidateScore, acceptedScore, passed, instances: pairs.length };
+}
+
+/** One line: why a candidate was screened out. */
+export function describeScreening(screening: Screening): string {
+  const fmt = (score: number | null) => (score === null ? "none" : String(score));
+  if (screening.instances === 0) return "screened out: no acting instance was measured for both versions";
+  return `screened out: ${fmt(screening.candidateScore)} against the accepted version's ${fmt(screening.acceptedScore)} on the ${screening.instances} acting rollout(s)`;
+}
+
+type ScoredRollout = { instance: string; trial: number; score: number | null };
+
+/** Validation scores per instance, the mean over its measured trials. */
+export function perInstance(records: ScoredRollout[]): Record<string, number> {
+  const scores = new Map<string, number[]>();
+  for (const record of records) if (record.score !== null) scores.set(record.instance, [...(scores.get(record.instance) ?? []), record.score]);
+  return Object.fromEntries([...scores].map(([instance, values]) => [instance, tidy(mean(values))!]));
 }

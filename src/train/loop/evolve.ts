@@ -10,7 +10,9 @@ import { writeJson } from "../../fs/json.js";
 import type { EvolverOutcome } from "../records.js";
 import { cleanUsage } from "../rollouts/run-attempt.js";
 import type { EvolverContext, LearningMaterial, StepResult } from "../types.js";
-import type { AcceptedVersion, RunEnvironment, RunState } from "./run-state.js";
+import { usd } from "../../models/budget.js";
+import { runMeter, stepLearner, type StepCalls, type StepLearner } from "../learner.js";
+import { usageByRole, type AcceptedVersion, type RunEnvironment, type RunState } from "./run-state.js";
 
 /** What one step gives its stages: its number, its folder and where its model calls are recorded. */
 export interface StepScope {
@@ -25,7 +27,7 @@ export interface StepScope {
  * The context the Evolver gets. Everything a step offers a learner is added here (e.g. the
  * learner model, recording its calls under `scope.callsDir`).
  */
-export function evolverContext(env: RunEnvironment, state: RunState, scope: StepScope, material: LearningMaterial): EvolverContext {
+export function evolverContext(env: RunEnvironment, state: RunState, scope: StepScope, material: LearningMaterial, learner?: StepLearner): EvolverContext {
   return {
     run: state.run.run,
     step: scope.step,
@@ -37,7 +39,34 @@ export function evolverContext(env: RunEnvironment, state: RunState, scope: Step
     seed: env.settings.seed,
     options: env.settings.evolverOptions,
     log: (line) => env.progress.note(`${env.evolver.name}: ${line}`),
+    ...(learner ? { model: learner.model } : {}),
   };
+}
+
+/** This step's learner model, metered against what the run has spent so far (this step's acting batch included). */
+function learnerFor(env: RunEnvironment, state: RunState, scope: StepScope): StepLearner | undefined {
+  if (!env.learner) return undefined;
+  const { settings } = env;
+  return stepLearner(env.learner, {
+    callsDir: scope.callsDir,
+    meter: runMeter(settings, usageByRole(env.batches.cache, state.steps)),
+    signal: env.signal,
+    ...(settings.learnerTimeout !== undefined ? { timeoutSeconds: settings.learnerTimeout } : {}),
+    ...(settings.learnerRetries !== undefined ? { retries: settings.learnerRetries } : {}),
+  });
+}
+
+/** The outcome with the step's learner calls; a call a budget refused fails the step (the run then ends with status `budget`). */
+function withCalls(outcome: EvolverOutcome, calls: StepCalls | undefined): EvolverOutcome {
+  if (!calls) return outcome;
+  if (!calls.refused) return { ...outcome, calls };
+  return { ...outcome, status: "failed", summary: `budget reached: a learner call was not made (${calls.refused})`, calls };
+}
+
+function describeCalls(calls: StepCalls): string {
+  const tokens = calls.usage.reported.inputTokens === calls.count && calls.usage.reported.outputTokens === calls.count ? `${calls.usage.known.inputTokens} in / ${calls.usage.known.outputTokens} out tokens` : "tokens not all reported";
+  const cost = calls.usage.reported.costUsd === calls.count ? usd(calls.usage.known.costUsd) : "cost unknown";
+  return `${calls.count} learner call${calls.count === 1 ? "" : "s"}, ${tokens}, ${cost}`;
 }
 
 /** Evolve a candidate from `accepted`; the outcome says how the Evolver's step went. */
@@ -46,7 +75,9 @@ export async function evolveCandidate(env: RunEnvironment, state: RunState, scop
   const accepted = state.run.accepted;
   await store.exportTree(accepted.tree, paths.candidate);
   await mkdir(paths.state, { recursive: true });
-  let outcome = await runEvolver(env, evolverContext(env, state, scope, material));
+  const learner = learnerFor(env, state, scope);
+  let outcome = withCalls(await runEvolver(env, evolverContext(env, state, scope, material, learner)), learner?.calls());
+  if (outcome.calls && outcome.calls.count > 0) env.progress.note(`${env.evolver.name}: ${describeCalls(outcome.calls)}`);
   // A stray write to the template root or the accepted version must not change what candidates
   // are checked against, or what the cache believes the accepted version scored.
   await restoreReadOnly(env, state.run.template.tree, accepted);

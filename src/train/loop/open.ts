@@ -16,6 +16,7 @@ import { inputLayers, resolveOne, resolveSettings, resumeSettings, type PluginSc
 import type { TrainSettings } from "../settings/table.js";
 import { taskIdentity } from "../rollouts/key.js";
 import type { Evolver, Split, Task, TaskInstance } from "../types.js";
+import { resolveLearner, type RunLearner } from "../learner.js";
 import { createRun, type OpenedRun } from "./create-run.js";
 import { checkExportDir } from "./deliver.js";
 import { loadInstances } from "./instances.js";
@@ -42,6 +43,8 @@ export interface OpenedTraining {
   taskIdentity: string;
   /** The host tasks act through (`ctx.act`), when the run names one. */
   actor?: ActorSettings;
+  /** The learner model (`--learner-model`), resolved against the environment. */
+  learner?: RunLearner;
 }
 
 type Plugins = { task: Task; evolver: Evolver };
@@ -109,6 +112,13 @@ async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promis
   if (task.acts === true && !actor) {
     throw new HermitError("USAGE", `task '${task.name}' acts through a host: give --actor-host and --actor-model (actor.host, actor.model in run.yaml; docs/acting.md)`, { setting: "actor-host" });
   }
+  // The learner's key and price are checked before any rollout runs.
+  const learner = resolveLearner(settings, process.env);
+  if (!learner && evolver.model === "required") {
+    throw new HermitError("USAGE", `evolver '${evolver.name}' calls a learner model: give --learner-model provider:model-id (or learner: { model: … } in the config; see docs/models.md)`, {
+      setting: "learner-model",
+    });
+  }
   for (const [kind, item, options] of [["task", task, settings.taskOptions], ["evolver", evolver, settings.evolverOptions]] as const) {
     try {
       await item.validate?.(options);
@@ -126,7 +136,7 @@ async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promis
   if (settings.export !== undefined) await checkExportDir(settings.export);
   const source = pluginSource(task);
   const module = source ? await readFile(source) : undefined;
-  return { task, evolver, instances, taskIdentity: taskIdentity(task, module, settings.taskOptions), ...(actor ? { actor } : {}) };
+  return { task, evolver, instances, taskIdentity: taskIdentity(task, module, settings.taskOptions), ...(actor ? { actor } : {}), ...(learner ? { learner } : {}) };
 }
 
 /** The plugins' option schemas, for checking the options given to them. */

@@ -60,8 +60,11 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
   }
 }
 
-/** A run recorded by an earlier hermit: `pool` was a Trainer setting, it is now the select Evolver's option. */
-function upgradeSettings(settings: TrainSettings & { pool?: string }): TrainSettings {
+/** A run recorded by an earlier hermit: `pool` was a Trainer setting, it is now the select Evolver's option; `max-tokens` was a number. */
+function upgradeSettings(recorded: TrainSettings & { pool?: string }): TrainSettings {
+  // Earlier hermits recorded max-tokens as one number: the run's total.
+  const oldTokens = recorded.maxTokens as unknown;
+  const settings = typeof oldTokens === "number" ? { ...recorded, maxTokens: { total: oldTokens } } : recorded;
   const { pool, ...rest } = settings;
   if (pool === undefined) return settings;
   return { ...rest, evolverOptions: { ...rest.evolverOptions, pool } };

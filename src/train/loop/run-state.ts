@@ -15,7 +15,9 @@ import type { RolloutCache } from "../rollouts/cache.js";
 import type { TrainSettings } from "../settings/table.js";
 import type { VersionStore } from "../store.js";
 import type { Evolver, Split, Task, TaskInstance } from "../types.js";
-import { addUsage, emptyUsage, mergeUsage, type UsageTotals } from "../usage.js";
+import type { Role } from "../../models/budget.js";
+import { evolverUsage, type RunLearner } from "../learner.js";
+import { emptyUsage, mergeUsage, type UsageTotals } from "../usage.js";
 
 export interface RunEnvironment {
   settings: TrainSettings;
@@ -32,6 +34,8 @@ export interface RunEnvironment {
   checks: Map<string, SpecResult>;
   progress: Progress;
   signal: AbortSignal;
+  /** The learner model Evolvers get as `ctx.model` (`--learner-model`), resolved before anything ran. */
+  learner?: RunLearner;
   /** When this process took the run over, and the running time recorded before it. */
   clock: { openedAt: number; elapsedBefore: number };
 }
@@ -62,7 +66,13 @@ export function elapsedSeconds(env: Pick<RunEnvironment, "clock">): number {
  * crash interrupted count) plus every committed Evolver step.
  */
 export function runUsage(cache: RolloutCache, steps: StepRecord[]): UsageTotals {
-  return mergeUsage(cache.usage, steps.reduce((sum, record) => addUsage(sum, record.evolver.usage), emptyUsage()));
+  const { acting, learning } = usageByRole(cache, steps);
+  return mergeUsage(acting, learning);
+}
+
+/** The run's usage by role: acting (every rollout) and learning (every committed Evolver step and its model calls). */
+export function usageByRole(cache: RolloutCache, steps: StepRecord[]): Record<Role, UsageTotals> {
+  return { acting: cache.usage, learning: steps.reduce((sum, record) => mergeUsage(sum, evolverUsage(record.evolver)), emptyUsage()) };
 }
 
 /** Write `run.json` (atomically) with the current counters and running time; returns what was written. */
@@ -74,6 +84,7 @@ export async function saveRun(env: RunEnvironment, state: RunState): Promise<Run
     rollouts: { ...state.run.rollouts, ran: cacheOf(env).size },
     usage: runUsage(cacheOf(env), state.steps),
     ...(cacheOf(env).adapterUse.rollouts > 0 ? { adapterUse: cacheOf(env).adapterUse } : {}),
+    usageByRole: usageByRole(cacheOf(env), state.steps),
   };
   await writeJson(env.paths.runJson, run);
   return run;

@@ -8,7 +8,8 @@ import type { BatchOutcome } from "../rollouts/batch.js";
 import { formatScore, type Trailers } from "../trailers.js";
 import type { StepStatus } from "../types.js";
 import { addAdapterUse, emptyAdapterUse } from "../adapter-use.js";
-import { addUsage, emptyUsage } from "../usage.js";
+import { evolverUsage } from "../learner.js";
+import { addUsage, emptyUsage, mergeUsage } from "../usage.js";
 import { describeRepair } from "./decisions.js";
 import type { AcceptedVersion } from "./run-state.js";
 import type { VettedCandidate } from "./vet.js";
@@ -24,6 +25,8 @@ export interface StepOutcome {
   status: StepStatus;
   summary: string;
   decision?: Decision;
+  validation?: StepRecord["validation"];
+  screening?: StepRecord["screening"];
   batchScore: number | null;
   /** Every batch the step ran (acting, validation). */
   batches: BatchOutcome[];
@@ -71,11 +74,13 @@ export function stepRecord(outcome: StepOutcome, commit: string, invalidCommit: 
     acceptedScore: decision?.acceptedScore ?? outcome.accepted.score,
     batchScore: outcome.batchScore,
     ...(decision ? { decision } : {}),
+    ...(outcome.validation ? { validation: outcome.validation } : {}),
+    ...(outcome.screening ? { screening: outcome.screening } : {}),
     ...(vetted.check ? { check: vetted.check } : {}),
     ...(vetted.repair ? { repair: vetted.repair } : {}),
     rollouts: { ran: fresh.length, cached: outcome.batches.reduce((sum, batch) => sum + batch.cached, 0) },
-    usage: addUsage(fresh.reduce((sum, record) => addUsage(sum, record.usage), emptyUsage()), outcome.evolver.usage),
     ...(fresh.some((record) => record.adapterUse) ? { adapterUse: fresh.reduce((sum, record) => addAdapterUse(sum, record.adapterUse), emptyAdapterUse()) } : {}),
+    usage: mergeUsage(fresh.reduce((sum, record) => addUsage(sum, record.usage), emptyUsage()), evolverUsage(outcome.evolver)),
     durationMs: outcome.durationMs,
   };
 }

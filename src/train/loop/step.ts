@@ -12,9 +12,9 @@ import { buildLearningMaterial } from "../learning.js";
 import { stepDir } from "../run-dir.js";
 import type { BatchOutcome, BatchVersion } from "../rollouts/batch.js";
 import type { LearningMaterial, RolloutRecord } from "../types.js";
-import { actingBatch, validationBatches, type Validation } from "./act.js";
+import { actingBatch, runVersionBatch, validationBatches, type Validation } from "./act.js";
 import { commitStep } from "./commit.js";
-import { statusFromEvolver, stepStatus, stepSummary } from "./decisions.js";
+import { actingInstances, describeScreening, perInstance, screenDecision, statusFromEvolver, stepStatus, stepSummary, type Screening } from "./decisions.js";
 import { evolveCandidate, type StepScope } from "./evolve.js";
 import { movePointers } from "./pointers.js";
 import type { RunEnvironment, RunState } from "./run-state.js";
@@ -32,9 +32,13 @@ export async function runStep(env: RunEnvironment, state: RunState, step: number
   const evolver = await evolveCandidate(env, state, scope, material);
   const vetted = await vetCandidate(env, accepted.tree, statusFromEvolver(evolver) === undefined, scope.dir);
   const evaluate = statusFromEvolver(evolver) === undefined && !vetted.invalid;
-  const validation = evaluate ? await validationBatches(env, { accepted: acceptedVersion, candidate: { tree: vetted.tree, dir: env.paths.candidate } }, step, scope.dir) : undefined;
+  const candidate: BatchVersion = { tree: vetted.tree, dir: env.paths.candidate };
+  const screen = evaluate && (env.settings.screen ?? env.evolver.screen ?? false) ? await screeningBatch(env, candidate, acting, scope) : undefined;
+  const validation = evaluate && screen?.screening.passed !== false ? await validationBatches(env, { accepted: acceptedVersion, candidate }, step, scope.dir) : undefined;
   const decision = validation ? decide(validation.candidate.records.map(scored), validation.accepted.records.map(scored), env.settings) : undefined;
-  const status = stepStatus(evolver, vetted.invalid, decision);
+  const screenedOut = screen !== undefined && !screen.screening.passed;
+  const status = screenedOut ? "screened-out" : stepStatus(evolver, vetted.invalid, decision);
+  const summary = stepSummary(status, evolver, decision, vetted.repair);
 
   const committed = await commitStep(
     env,
@@ -47,10 +51,12 @@ export async function runStep(env: RunEnvironment, state: RunState, step: number
       evolver,
       vetted,
       status,
-      summary: stepSummary(status, evolver, decision, vetted.repair),
+      summary: screenedOut ? `${summary} (${describeScreening(screen.screening)})` : summary,
       ...(decision ? { decision } : {}),
+      ...(validation ? { validation: { candidate: perInstance(validation.candidate.records), accepted: perInstance(validation.accepted.records) } } : {}),
+      ...(screen ? { screening: screen.screening } : {}),
       batchScore: material.batchScore,
-      batches: [acting, ...batchesOf(validation)],
+      batches: [acting, ...(screen ? [screen.batch] : []), ...batchesOf(validation)],
       durationMs: Math.round(performance.now() - started),
     },
     scope.dir,
@@ -82,6 +88,13 @@ async function learningMaterial(env: RunEnvironment, state: RunState, scope: Ste
   });
   await writeJson(material.file, material);
   return material;
+}
+
+/** Screen: the candidate on the acting batch's own instances, against the accepted version's scores there. */
+async function screeningBatch(env: RunEnvironment, candidate: BatchVersion, acting: BatchOutcome, scope: StepScope): Promise<{ batch: BatchOutcome; screening: Screening }> {
+  const instances = actingInstances(env.instances.train, env.settings, scope.step);
+  const batch = await runVersionBatch(env, { version: candidate, split: "train", instances, role: "candidate", label: "screening candidate", stepPath: scope.dir, step: scope.step });
+  return { batch, screening: screenDecision(batch.records.map(scored), acting.records.map(scored)) };
 }
 
 function batchesOf(validation: Validation | undefined): BatchOutcome[] {

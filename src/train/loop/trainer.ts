@@ -15,10 +15,11 @@ import { RolloutCache } from "../rollouts/cache.js";
 import { createLocalExecutor } from "../rollouts/local.js";
 import type { SettingsInput } from "../settings/table.js";
 import type { Evolver, RunStatus, StepStatus, Task } from "../types.js";
+import type { UsageTotals } from "../usage.js";
 import { budgetReached, runEnd } from "./decisions.js";
 import { finishRun } from "./finish.js";
 import { openTraining, type OpenedTraining } from "./open.js";
-import { elapsedSeconds, runUsage, saveRun, type RunEnvironment, type RunState } from "./run-state.js";
+import { elapsedSeconds, saveRun, usageByRole, type RunEnvironment, type RunState } from "./run-state.js";
 import { runStep } from "./step.js";
 
 /** Settings as the library takes them: the setting names of docs/trainer.md, plus plugin objects and run control. */
@@ -68,6 +69,8 @@ export interface TrainResult {
   steps: TrainStepSummary[];
   test: { base: Evaluation; final: Evaluation };
   rollouts: { ran: number; cached: number };
+  /** Tokens and cost by role (acting: rollouts; learning: the Evolver and its learner calls) and in all. */
+  usage: { acting: UsageTotals; learning: UsageTotals; total: UsageTotals };
   deployments: DeploymentRecord[];
 }
 
@@ -133,6 +136,7 @@ async function environment(opening: OpenedTraining, progress: Progress, signal: 
     instances: opening.instances,
     batches: { executor, cache, task: opening.taskIdentity, timeoutMs: Math.round(settings.rolloutTimeout * 1000), retries: settings.retries, seed: settings.seed, taskOptions: settings.taskOptions },
     checks: new Map(),
+    ...(opening.learner ? { learner: opening.learner } : {}),
     progress,
     signal,
     clock: { openedAt: performance.now(), elapsedBefore: opened.state.run.elapsedSeconds },
@@ -146,13 +150,18 @@ async function environment(opening: OpenedTraining, progress: Progress, signal: 
 async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState }, tell: RunNotifier): Promise<string | undefined> {
   const stopped = () => latest.state.steps[latest.state.steps.length - 1]?.status === "stopped";
   for (let step = latest.state.run.lastStep + 1; step <= env.settings.steps && !stopped(); step++) {
-    const budget = budgetReached(env.settings, { rollouts: env.batches.cache.size, elapsedSeconds: elapsedSeconds(env), usage: runUsage(env.batches.cache, latest.state.steps) });
+    const budget = budgetReached(env.settings, { rollouts: env.batches.cache.size, elapsedSeconds: elapsedSeconds(env), usage: usageByRole(env.batches.cache, latest.state.steps) });
     if (budget) {
       env.progress.note(`budget reached: ${budget}`);
       return budget;
     }
     latest.state = await runStep(env, latest.state, step);
     await tell.stepCommitted(latest.state.steps[latest.state.steps.length - 1]!, latest.state.run);
+    const refused = latest.state.steps[latest.state.steps.length - 1]?.evolver.calls?.refused;
+    if (refused) {
+      env.progress.note(`budget reached at step ${step}: ${refused}`);
+      return refused;
+    }
   }
   return undefined;
 }
@@ -171,6 +180,7 @@ function resultOf(env: RunEnvironment, finished: Awaited<ReturnType<typeof finis
     steps: steps.map((step) => ({ step: step.step, status: step.status, score: step.score, commit: step.commit, summary: step.summary })),
     test: finished.test,
     rollouts: { ...run.rollouts },
+    usage: { ...usageByRole(env.batches.cache, steps), total: run.usage },
     deployments: finished.deployments,
   };
 }

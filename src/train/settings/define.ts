@@ -8,6 +8,7 @@ import type { Kind } from "./kinds.js";
 export const SETTING_GROUPS = {
   inputs: "What to train",
   plugins: "Task and Evolver",
+  learner: "Learner model",
   run: "The run",
   acting: "Acting through a host",
   acceptance: "Acceptance",

@@ -6,6 +6,9 @@
 import { isAbsolute, resolve } from "node:path";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { didYouMean } from "../../suggest.js";
+import { parseLimit, type Scope } from "../../models/budget.js";
+import { parsePrice } from "../../models/prices.js";
+import { parseModelName } from "../../models/providers.js";
 
 /** What a value is wrong about, without saying where it came from (the resolver knows that). */
 export class SettingProblem extends Error {}
@@ -183,3 +186,86 @@ export const pluginOptions: Kind<Record<string, unknown>, Record<string, unknown
   },
   show: (options) => (Object.keys(options).length === 0 ? "" : JSON.stringify(options)),
 };
+
+/** On or off: `true`/`false`, `on`/`off`, `yes`/`no` (flags give strings, YAML gives booleans). */
+export const toggle: Kind<boolean, boolean | string> = {
+  placeholder: "on|off",
+  parse(raw) {
+    if (typeof raw === "boolean") return raw;
+    const word = typeof raw === "string" ? raw.trim().toLowerCase() : "";
+    if (["true", "on", "yes", "1"].includes(word)) return true;
+    if (["false", "off", "no", "0"].includes(word)) return false;
+    throw new SettingProblem(`must be on or off (true/false), not ${shown(raw)}`);
+  },
+  show: (value) => (value ? "on" : "off"),
+};
+
+/** A model name, `provider:model-id` (the provider is checked now; its key when the run starts). */
+export const modelName: Kind<string, string> = {
+  placeholder: "provider:model-id",
+  parse(raw) {
+    try {
+      return parseModelName(text(raw), "value").name;
+    } catch (error) {
+      throw new SettingProblem((error as Error).message.replace(/^value '[^']*': /, ""));
+    }
+  },
+  show: (value) => value,
+};
+
+/** An http(s) URL, or `host:port` (taken as http). */
+export const url: Kind<string, string> = {
+  placeholder: "url",
+  parse(raw) {
+    const value = text(raw).trim();
+    const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+    let parsed: URL;
+    try {
+      parsed = new URL(full);
+    } catch {
+      throw new SettingProblem(`must be an http(s) URL, not ${shown(raw)}`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new SettingProblem(`must be an http or https URL, not ${shown(raw)}`);
+    if (parsed.username || parsed.password) throw new SettingProblem("must not carry credentials (give the key in the provider's variable)");
+    return value;
+  },
+  show: (value) => value,
+};
+
+/** Prices, `provider:model-id=IN/OUT` in USD per million tokens (repeatable; a list in YAML). */
+export const prices: Kind<string[], string | string[]> = {
+  placeholder: "model=in/out",
+  repeatable: true,
+  parse(raw) {
+    const items = Array.isArray(raw) ? raw : [raw];
+    return items.map((item) => {
+      if (typeof item !== "string") throw new SettingProblem(`must be provider:model-id=IN/OUT, not ${shown(item)}`);
+      try {
+        const price = parsePrice(item);
+        return `${price.model}=${price.input}/${price.output}`;
+      } catch (error) {
+        throw new SettingProblem((error as Error).message.replace(/^--price '[^']*': /, ""));
+      }
+    });
+  },
+  show: (value) => value.join(", "),
+};
+
+/** Budget limits: a number (the run's total), or `acting=N`, `learning=N`, `total=N` (comma-separated, a list, or a mapping). */
+export function limits(unit: string): Kind<Partial<Record<Scope, number>>, number | string | string[] | Partial<Record<Scope, number>>> {
+  return {
+    placeholder: unit,
+    repeatable: true,
+    parse(raw) {
+      try {
+        const parsed = parseLimit(raw, "value");
+        if (Object.keys(parsed).length === 0) throw new SettingProblem("must give at least one limit");
+        return parsed;
+      } catch (error) {
+        if (error instanceof SettingProblem) throw error;
+        throw new SettingProblem((error as Error).message.replace(/^value( '[^']*')?:? ?/, ""));
+      }
+    },
+    show: (value) => Object.entries(value).map(([scope, amount]) => (scope === "total" ? String(amount) : `${scope}=${amount}`)).join(","),
+  };
+}

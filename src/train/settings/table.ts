@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { optional, required, withDefault, type ResolvedSettings, type Setting, type SettingsInputOf } from "./define.js";
 import { HOST_IDS } from "../../hosts/ids.js";
-import { choice, deployTargets, duration, integer, number, path, pluginOptions, pluginSpecifier, runId, string } from "./kinds.js";
+import { choice, deployTargets, duration, integer, limits, modelName, number, path, pluginOptions, pluginSpecifier, prices, runId, string, toggle, url } from "./kinds.js";
 
 export const SETTINGS = {
   adapter: optional(path, { group: "inputs", resumable: false, help: "the base adapter directory (or --from, a version in the store)" }),
@@ -35,6 +35,35 @@ export const SETTINGS = {
     flag: "evolver-option",
     default: {},
     help: "an option the Evolver declares, KEY=VALUE (repeatable; in run.yaml, the keys of an evolver: section)",
+  }),
+
+  learnerModel: optional(modelName, {
+    group: "learner",
+    resumable: true,
+    key: "learner.model",
+    placeholder: "model",
+    help: "the model an Evolver may call as ctx.model (reflect needs one): provider:model-id, e.g. openai:gpt-5-mini, anthropic:claude-sonnet-4-5, google:gemini-2.5-flash, ollama:qwen3 (docs/models.md); its key comes from the provider's variable",
+  }),
+  learnerBaseUrl: optional(url, {
+    group: "learner",
+    resumable: true,
+    key: "learner.base_url",
+    help: "the learner's API root (a proxy, a gateway, a local server); default: the provider's variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST, …), else its public API",
+  }),
+  learnerTimeout: optional(duration, { group: "learner", resumable: true, key: "learner.timeout", defaultText: "10m", unit: "seconds", help: "limit per learner call, retries included" }),
+  learnerRetries: optional(integer(0), { group: "learner", resumable: true, key: "learner.retries", defaultText: "2", help: "retries of a learner call after a 429, a 5xx or a network error (with backoff)" }),
+  price: optional(prices, {
+    group: "learner",
+    resumable: true,
+    key: "prices",
+    flag: "price",
+    help: "a model's price in USD per million input/output tokens, provider:model-id=IN/OUT (repeatable); overrides the shipped table (src/models/prices.json)",
+  }),
+  screen: optional(toggle, {
+    group: "acceptance",
+    resumable: true,
+    defaultText: "the Evolver's choice (on for reflect)",
+    help: "screen each candidate on the step's train batch first: unless it beats the accepted version on those instances it is screened-out, without validation rollouts",
   }),
 
   steps: withDefault(integer(0), { group: "run", resumable: true, default: 10, help: "number of steps (0: only score the base on the test split, card and tag it)" }),
@@ -103,7 +132,16 @@ export const SETTINGS = {
 
   maxRollouts: optional(integer(0), { group: "budgets", resumable: true, help: "stop starting steps once this many rollouts have run" }),
   maxTime: optional(duration, { group: "budgets", resumable: true, unit: "seconds", help: "stop starting steps after this much running time, e.g. 30m" }),
-  maxTokens: optional(integer(0), { group: "budgets", resumable: true, help: "stop starting steps once reported usage reaches this many tokens" }),
+  maxTokens: optional(limits("n"), {
+    group: "budgets",
+    resumable: true,
+    help: "a token budget: N for the run, or acting=N, learning=N, total=N (repeatable); no learner call starts that could pass it, no step starts once it is reached",
+  }),
+  maxCostUsd: optional(limits("usd"), {
+    group: "budgets",
+    resumable: true,
+    help: "a budget in USD, like --max-tokens (acting=, learning=, total=); needs a price for the learner model; the run ends with status budget, resumable with a larger one",
+  }),
 
   export: optional(path, {
     group: "output",

@@ -1,0 +1,189 @@
+/**
+ * `hermit train --evolver reflect` end to end, as a user runs it: the real CLI, the bundled
+ * word-counting example (scripted offline agent, real Session and tools), the real AI SDK
+ * provider against the stub model server (base URL pointed at it), the real Git store. What the
+ * learner wrote must land in the final tag; every call is recorded, metered and priced; a budget
+ * stops the run before the call that would pass it, and a resume with a larger one goes on.
+ */
+import { spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot, tempDir } from "../helpers.js";
+import { ensureBuilt } from "../train/helpers.js";
+import { startStubProvider, type StubProvider } from "./stub-provider.js";
+
+const cli = join(repoRoot, "dist", "cli.js");
+const KEY = "sk-test-reflect-0123456789";
+
+/** Runs the CLI without blocking this process (the stub model answers from here). */
+function hermit(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...cleanEnv(), ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The environment without any provider variable the machine may have. */
+function cleanEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, HERMIT_TEST_BLOCK: "" };
+  for (const name of Object.keys(env)) if (/^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA)_/.test(name)) delete env[name];
+  return env;
+}
+
+/** Sentences the example's agent understands: they fix the code-block, comment and dash failures. */
+const LEARNED = [
+  "# Word counting",
+  "",
+  "You answer questions about the number of words in text files.",
+  "",
+  "## How to count",
+  "",
+  "- Use the `count_words` tool on the exact text; do not estimate.",
+  "- Report the number alone unless the user asks for more.",
+  "- Do not count anything inside fenced code blocks.",
+  "- Leave HTML comments out of the count.",
+  "- Split words joined by an em dash into two words.",
+  "",
+].join("\n");
+
+const answer = (text: string) => `Here is the new ADAPTER.md.\n\n\`\`\`\`markdown\n${text}\`\`\`\`\n`;
+
+const baseArgs = (runsDir: string, runId: string, stub: StubProvider) => [
+  "train",
+  "--adapter",
+  join(repoRoot, "examples", "file_adapter"),
+  "--template",
+  join(repoRoot, "templates", "file_adapter"),
+  "--task",
+  join(repoRoot, "examples", "wordcount-task", "task.ts"),
+  "--evolver",
+  "reflect",
+  "--learner-model",
+  "openai:gpt-5-mini",
+  "--learner-base-url",
+  `${stub.url}/v1`,
+  "--runs-dir",
+  runsDir,
+  "--run-id",
+  runId,
+  "--evolver-option",
+  "max-output-tokens=2000",
+  "--evolver-option",
+  "component=round-robin",
+  "--json",
+];
+
+let stub: StubProvider | undefined;
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+});
+
+beforeAll(ensureBuilt, 180_000);
+
+async function callRecords(runDir: string, step: number): Promise<Array<Record<string, unknown>>> {
+  const dir = join(runDir, "steps", String(step), "calls");
+  const names = (await readdir(dir)).filter((name) => name.endsWith(".json")).sort();
+  return Promise.all(names.map(async (name) => JSON.parse(await readFile(join(dir, name), "utf8"))));
+}
+
+describe("hermit train --evolver reflect (CLI, stub model)", () => {
+  it("the learned text is accepted and lands in the final tag; calls recorded, usage and cost summed", async () => {
+    stub = await startStubProvider([{ text: answer(LEARNED), usage: { input: 3000, output: 400 } }]);
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const run = await hermit([...baseArgs(runsDir, "learned", stub), "--steps", "1"], { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json.status).toBe("completed");
+    expect(json.steps).toEqual([expect.objectContaining({ step: 1, status: "accepted", summary: expect.stringMatching(/^rewrote ADAPTER\.md/) })]);
+    expect(json.test.final).toBeGreaterThan(json.test.base);
+
+    // What the model wrote is the final version's ADAPTER.md.
+    const final = execFileSync("git", ["--git-dir", join(runsDir, "versions.git"), "show", "hermit/learned/final:ADAPTER.md"], { encoding: "utf8" });
+    expect(final).toBe(LEARNED);
+
+    // The learner saw the failing rollouts' feedback.
+    expect(stub.requests).toHaveLength(1);
+    const sent = JSON.stringify(stub.requests[0]!.body);
+    expect(sent).toMatch(/expected \d+ \(\d+ too many\)/);
+    expect(stub.requests[0]!.path).toBe("/v1/responses");
+
+    // One call record: model, usage as reported, cost from the shipped table, no key.
+    const runDir = join(runsDir, "learned");
+    const [call, ...more] = await callRecords(runDir, 1);
+    expect(more).toEqual([]);
+    const cost = (3000 * 0.25 + 400 * 2) / 1_000_000;
+    expect(call).toMatchObject({ index: 1, role: "learning", model: "openai:gpt-5-mini", status: "ok", usage: { input: 3000, output: 400 }, response: { finishReason: "stop" } });
+    expect(call!.costUsd).toBeCloseTo(cost, 12);
+    expect(JSON.stringify(call)).not.toContain(KEY);
+
+    // Step and run records, --json and runs show carry the learning usage.
+    const step = JSON.parse(await readFile(join(runDir, "steps", "1", "step.json"), "utf8"));
+    expect(step.evolver.calls).toMatchObject({ count: 1, usage: { known: { inputTokens: 3000, outputTokens: 400 }, reported: { inputTokens: 1, outputTokens: 1, costUsd: 1 }, sources: 1 } });
+    expect(step.validation.candidate).toEqual(expect.any(Object));
+    const record = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+    expect(record.usageByRole.learning.known.costUsd).toBeCloseTo(cost, 12);
+    expect(json.usage.learning.costUsd.value).toBeCloseTo(cost, 12);
+    expect(json.usage.learning.inputTokens.value).toBe(3000);
+    // The example's rollouts report no usage: unknown, with the reason, never 0.
+    expect(json.usage.acting.costUsd).toMatchObject({ value: null, reason: expect.stringMatching(/did not report/) });
+    const show = await hermit(["runs", "show", "learned", "--runs-dir", runsDir], {}, dir);
+    expect(show.stdout).toContain("learner: openai:gpt-5-mini");
+    expect(show.stdout).toMatch(/learning 3000 in \/ 400 out tokens, cost \$0\.001[56]/);
+    expect(show.stdout).toMatch(/acting unknown \(not reported\) in/);
+  }, 240_000);
+
+  it("a missing key is a usage error naming the variable, before anything is written", async () => {
+    stub = await startStubProvider([{ text: answer(LEARNED) }]);
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const run = await hermit([...baseArgs(runsDir, "nokey", stub), "--steps", "1"], {}, dir);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/USAGE: .*--learner-model 'openai:gpt-5-mini' needs an API key: set OPENAI_API_KEY/);
+    expect(await stat(runsDir).catch(() => undefined)).toBeUndefined();
+    expect(stub.requests).toHaveLength(0);
+  }, 60_000);
+
+  it("a USD budget stops the run with status budget before the call that would pass it; a resume with a larger one goes on", async () => {
+    // Each answer reports 100k input tokens ($0.025 at gpt-5-mini's price): step 1's call fits a
+    // $0.0252 learning budget, step 2's worst case does not.
+    stub = await startStubProvider(() => ({ text: answer(LEARNED), usage: { input: 100_000, output: 0 } }));
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const first = await hermit([...baseArgs(runsDir, "budget", stub), "--steps", "3", "--max-cost-usd", "learning=0.0252", "--screen", "off"], { OPENAI_API_KEY: KEY }, dir);
+    expect(first.status, first.stderr).toBe(0);
+    const json = JSON.parse(first.stdout);
+    expect(json.status).toBe("budget");
+    expect(json.reason).toMatch(/learning cost budget: \$0\.0250 of \$0\.0252 spent, and the next call may cost up to \$0\.0\d+/);
+    expect(json.steps.map((step: { status: string }) => step.status)).toEqual(["accepted", "failed"]);
+    expect(json.steps[1].summary).toMatch(/^budget reached: a learner call was not made/);
+    expect(stub.requests).toHaveLength(1);
+    const refused = await callRecords(join(runsDir, "budget"), 2);
+    expect(refused).toEqual([expect.objectContaining({ status: "refused", error: expect.stringMatching(/^not made: learning cost budget/) })]);
+    expect(JSON.parse(await readFile(join(runsDir, "budget", "run.json"), "utf8")).status).toBe("budget");
+
+    const resumed = await hermit(["train", "--resume", "budget", "--runs-dir", runsDir, "--max-cost-usd", "learning=1", "--json"], { OPENAI_API_KEY: KEY }, dir);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const after = JSON.parse(resumed.stdout);
+    expect(after.status).toBe("completed");
+    expect(after.steps).toHaveLength(3);
+    expect(stub.requests).toHaveLength(2);
+    expect(after.usage.learning.costUsd.value).toBeCloseTo(0.05, 9);
+  }, 300_000);
+
+  it("a budget in USD for a model without a price is refused, naming --price", async () => {
+    stub = await startStubProvider([{ text: answer(LEARNED) }]);
+    const dir = await tempDir();
+    const args = baseArgs(join(dir, "runs"), "unpriced", stub).map((arg) => (arg === "openai:gpt-5-mini" ? "openai:my-finetune" : arg));
+    const run = await hermit([...args, "--max-cost-usd", "1"], { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--max-cost-usd: the learner model openai:my-finetune has no price .*--price openai:my-finetune=IN\/OUT/);
+  }, 60_000);
+});
