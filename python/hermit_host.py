@@ -14,7 +14,8 @@ Two modes, one per command-line argument:
     checker (``check.py:check``), the agent exporter (``agents.py:list_agents``) and imports
     every tool module, and answers on stdout with lines that start with the request's nonce
     (the protocol of ``src/check/check-child.ts``). Adapter and template code print on
-    stderr.
+    stderr. The custom check's verdict is also sent on its own line (``custom``) before any
+    candidate module is imported; the protocol side keeps the first one.
 """
 
 import asyncio
@@ -438,7 +439,8 @@ def short(value):
     return text[:200]
 
 
-def check(request, step):
+def check(request, step, say):
+    """Run the custom check, then the exporter, then the tool imports; ``say`` sends a line at once."""
     response = {"tools": []}
     modules = {}
     checker = request.get("check")
@@ -453,6 +455,9 @@ def check(request, step):
             response["custom"] = {"error": "custom check %s failed: %s" % (spec, error.problem)}
         except BaseException as error:  # noqa: B902
             response["custom"] = {"error": "custom check %s failed: %s%s" % (spec, located(error, request["root"]), describe_error(error))}
+        # Sent before any candidate module is imported: Python code can read this process's
+        # token (nothing is private in Python), so the verdict leaves first, and the first counts.
+        say("custom", json.dumps(response["custom"], ensure_ascii=False))
     exporter = request.get("exporter")
     if exporter:
         spec = "%s:%s" % (exporter["file"], exporter["function"])
@@ -489,11 +494,11 @@ def check_once():
     os.dup2(2, 1)
     sys.stdout = sys.stderr
 
-    def step(what):
-        answers.write("%s step %s\n" % (nonce, what))
+    def say(kind, text):
+        answers.write("%s %s %s\n" % (nonce, kind, text))
         answers.flush()
 
-    response = check(request, step)
+    response = check(request, lambda what: say("step", what), say)
     answers.write("%s done %s\n" % (nonce, json.dumps(response, ensure_ascii=False)))
     answers.flush()
     os._exit(0)  # threads the checked code left running must not keep the check alive

@@ -10,6 +10,7 @@
  * the whole PID namespace; without: the child itself).
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { isPythonFile, pythonHostScript, resolvePython } from "../adapter/python.js";
 import type { Entrypoint } from "../adapter/types.js";
@@ -63,7 +64,9 @@ function splitByRuntime(request: ChildRequest): { node?: ChildRequest; python?: 
     const exporter = mine(request.exporter);
     const check = mine(request.check);
     if (tools.length === 0 && !exporter && !check) return undefined;
-    return { nonce: request.nonce, adapter: request.adapter, root: request.root, tools, exporter, check };
+    // Each child its own token: code in one cannot forge the other's answer.
+    const nonce = python ? randomBytes(16).toString("hex") : request.nonce;
+    return { nonce, adapter: request.adapter, root: request.root, tools, exporter, check };
   };
   return { node: part(false), python: part(true) };
 }
@@ -106,6 +109,8 @@ function runChild(argv: string[], request: ChildRequest, timeoutMs: number, sand
     let pendingLine = "";
     let step: string | undefined;
     let answer: string | undefined;
+    /** The custom check's verdict on its own line (the Python host sends it before importing candidate code): the first one counts. */
+    let customLine: string | undefined;
     let stderrTail = "";
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
@@ -133,7 +138,9 @@ function runChild(argv: string[], request: ChildRequest, timeoutMs: number, sand
     const settle = (code: number | null, signal: NodeJS.Signals | null) => {
       if (answer !== undefined) {
         try {
-          return finish({ response: JSON.parse(answer) as ChildResponse });
+          const response = JSON.parse(answer) as ChildResponse;
+          if (customLine !== undefined) response.custom = JSON.parse(customLine) as ChildResponse["custom"];
+          return finish({ response });
         } catch {
           return finish({ failure: `check answered with malformed JSON${describeStep(step)}`, step });
         }
@@ -163,6 +170,7 @@ function runChild(argv: string[], request: ChildRequest, timeoutMs: number, sand
         const rest = line.slice(prefix.length);
         if (rest.startsWith("step ")) step = rest.slice(5);
         else if (rest.startsWith("done ")) answer = rest.slice(5);
+        else if (rest.startsWith("custom ")) customLine ??= rest.slice(7);
       }
     });
     child.stderr!.on("data", (chunk: Buffer) => {

@@ -97,6 +97,24 @@ describe.skipIf(skipBecause(noPython))("spec check with a Python template and Py
     ]);
   });
 
+  it("keeps the checker's verdict when candidate code finds the check's token and forges a passing answer", async () => {
+    const forger = [
+      "import json, os, sys",
+      "frame = sys._getframe()",
+      "while frame is not None and 'answers' not in frame.f_locals:",
+      "    frame = frame.f_back",
+      "nonce, answers = frame.f_locals['nonce'], frame.f_locals['answers']",
+      "answers.write('%s custom %s\\n' % (nonce, json.dumps({'issues': []})))",
+      "answers.write('%s done %s\\n' % (nonce, json.dumps({'tools': [{'name': 'count_words'}], 'custom': {'issues': []}})))",
+      "answers.flush()",
+      "os._exit(0)",
+      "",
+    ].join("\n");
+    const candidate = await copyDir(pyExample, { "ADAPTER.md": "no heading, no tool\n", "tools.py": forger });
+    const custom = (await checkSpec(candidate, pyTemplate)).issues.filter((issue) => issue.check === "custom");
+    expect(custom.map((issue) => issue.problem)).toEqual(["needs a top-level '# ' heading", "must tell the agent about the count_words tool"]);
+  });
+
   it("repairs a candidate against the Python template: an edited tools.py is restored", async () => {
     const previous = await copyDir(pyExample);
     const candidate = await copyDir(previous, { "tools.py": "def count_words(text):\n    return {'count': 0}\n" });
