@@ -7,72 +7,21 @@
  * rollout's usage and adapter-use evidence, and `hermit runs show` says whether the host used
  * the adapter. A host that fails is a missing score (null), retried, never a 0.
  */
-import { spawn } from "node:child_process";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunRecord, StepRecord } from "../../src/train/records.js";
 import type { RolloutRecord } from "../../src/train/types.js";
-import { startStubModel, type StubAgent, type StubModel } from "../../src/verify/stub-model.js";
-import { copyDir, hostBinDir, repoRoot, skipBecause, tempDir } from "../helpers.js";
+import type { StubAgent } from "../../src/verify/stub-model.js";
+import { skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
 import { fixTestsAgent } from "./fix-agent.js";
 import { EXAMPLE, EXAMPLE_ADAPTER, hostProcesses, ownTmpdir, skipReason, stubUsage } from "./fixtures.js";
+import { actorFlags, baseAdapter, hermit as runCli, readJson, readLines, withStub } from "./train-fixtures.js";
 
-const cli = join(repoRoot, "dist", "cli.js");
 const skip = skipBecause(skipReason("claude-code"));
 const tmpdir = ownTmpdir("hermit-train-act-");
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a user runs it (asynchronously: the stub model answers from this process). */
-function hermit(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      cwd,
-      env: { ...process.env, PATH: `${hostBinDir}:${process.env.PATH ?? ""}`, ANTHROPIC_API_KEY: "stub-key", TMPDIR: tmpdir(), ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-async function withStub<T>(agent: StubAgent, run: (stub: StubModel) => Promise<T>): Promise<T> {
-  const stub = await startStubModel({ agent });
-  try {
-    return await run(stub);
-  } finally {
-    await stub.close();
-  }
-}
-
-const readJson = async <T>(file: string) => JSON.parse(await readFile(file, "utf8")) as T;
-const readLines = async <T>(file: string) => (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as T);
-
-function actorFlags(stub: StubModel): string[] {
-  return ["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5", "--actor-base-url", `${stub.url}/v1`];
-}
-
-/**
- * The base version: the example's manifest (so it meets the template), a context without the
- * instruction and a skill that says nothing about the tests — the host has no reason to look.
- */
-async function baseAdapter(): Promise<string> {
-  const dir = await copyDir(EXAMPLE_ADAPTER, {
-    "ADAPTER.md": "# Fixing failing tests\n\nYou fix the code of a small Node.js project so that its tests pass.\n",
-    "skills/project-notes/SKILL.md": "---\nname: project-notes\ndescription: Notes on the layout of small Node.js projects - code in src/, tests in test/.\n---\n# Project notes\n\nCode lives in `src/`, tests in `test/`.\n",
-  });
-  await rm(join(dir, "skills", "fix-failing-tests"), { recursive: true });
-  return dir;
-}
+const hermit = (args: string[], cwd: string, env: Record<string, string> = {}) => runCli(args, cwd, tmpdir(), env);
 
 beforeAll(ensureBuilt, 180_000);
 
