@@ -65,6 +65,16 @@ describe.skipIf(skipBecause(noPython))("Session with Python tools", () => {
   });
 });
 
+/** The Python fixture whose helpers.py imports a package installed in the adapter's own .venv. */
+async function adapterWithVenv(): Promise<string> {
+  const adapter = await testdir({ ...pythonTree(), "helpers.py": "from wordsplit import words\n" });
+  execFileSync("python3", ["-m", "venv", "--without-pip", join(adapter, ".venv")]);
+  const lib = join(adapter, ".venv", "lib");
+  const site = join(lib, (await readdir(lib))[0]!, "site-packages");
+  await writeFile(join(site, "wordsplit.py"), "def words(text):\n    return text.split()\n");
+  return adapter;
+}
+
 function pythonVersion(python = "python3"): string {
   return execFileSync(python, ["-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"], { encoding: "utf8" }).trim();
 }
@@ -126,14 +136,7 @@ describe.skipIf(skipBecause(noPython))("which Python runs the tools", () => {
   });
 
   it("runs the adapter's own .venv, so its dependencies import", async () => {
-    const adapter = await testdir({
-      ...pythonTree(),
-      "helpers.py": "from wordsplit import words\n",
-    });
-    execFileSync("python3", ["-m", "venv", "--without-pip", join(adapter, ".venv")]);
-    const lib = join(adapter, ".venv", "lib");
-    const site = join(lib, (await readdir(lib))[0]!, "site-packages");
-    await writeFile(join(site, "wordsplit.py"), "def words(text):\n    return text.split()\n");
+    const adapter = await adapterWithVenv();
     const auditLog = join(await tempDir(), "audit.jsonl");
     const session = new Session(adapter, { auditLog });
     expect(await session.call("count_words", { text: "from the venv" })).toEqual({ count: 3 });
@@ -185,6 +188,12 @@ describe.skipIf(skipBecause(noPython) || skipBecause(noBwrap))("Python tools wit
     const intoAdapter = await failure(sandboxed.call("write_file", { path: join(adapter, "tools.py"), text: "" }));
     expect(intoAdapter.message).toContain("Read-only file system");
     expect(await readFile(join(adapter, "tools.py"), "utf8")).toBe(TOOLS_PY);
+  });
+
+  it("runs the adapter's own .venv inside the sandbox", async () => {
+    const session = new Session(await adapterWithVenv(), { sandbox: true, timeoutMs: 1500 });
+    expect(await session.call("count_words", { text: "venv in the sandbox" })).toEqual({ count: 4 });
+    await session.close();
   });
 
   it("stops a tool connecting to the network", async () => {

@@ -22,8 +22,9 @@ export const register: CommandRegistration = (program: Command, run) => {
     .description(
       "Serve an adapter's tools over MCP: stdio by default (stdout carries only the protocol, logs go to stderr), " +
         "or Streamable HTTP on 127.0.0.1 with --http (the URL is printed on stderr). " +
-        "Runs until stdin closes (stdio) or SIGINT/SIGTERM.\n" +
-        "Exit 0 after a clean stop, 2 when the adapter, its tools or an option is invalid.",
+        "Runs until stdin closes (stdio) or SIGINT/SIGTERM. " +
+        "Python tools (.py) run on $HERMIT_PYTHON, else the adapter's .venv/bin/python, else python3 on PATH.\n" +
+        "Exit 0 after a clean stop, 2 when the adapter, its tools or an option is invalid, or no Python can run a Python tool (PYTHON_UNAVAILABLE).",
     )
     .requiredOption("--adapter <dir>", "adapter directory whose declared tools to serve")
     .option("--http <port>", "serve Streamable HTTP at http://127.0.0.1:<port>/mcp instead of stdio (0 picks a free port)")
