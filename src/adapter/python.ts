@@ -121,6 +121,8 @@ async function executable(path: string): Promise<boolean> {
 
 /** How long an agent exporter may run in process-free reads (as the spec check's child). */
 const EXPORTER_TIMEOUT_MS = 120_000;
+/** Longest answer read from it (as the spec check's child): more is a failure, and the child is killed. */
+const EXPORTER_MAX_OUTPUT = 4 * 1024 * 1024;
 
 /**
  * Call a Python agent exporter (`agents.py:list_agents`) of the adapter at `root` in a
@@ -136,7 +138,13 @@ export async function runPythonExporter(root: string, entry: Entrypoint): Promis
   const child = spawn(python.executable, ["-B", pythonHostScript, "check"], { stdio: ["pipe", "pipe", "pipe"], timeout: EXPORTER_TIMEOUT_MS });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+    if (stdout.length > EXPORTER_MAX_OUTPUT) {
+      stdout = "";
+      child.kill("SIGKILL");
+    }
+  });
   child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-4096)));
   child.stdin.on("error", () => undefined);
   child.stdin.end(JSON.stringify(request));
