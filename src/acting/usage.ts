@@ -17,6 +17,11 @@ const PRICES_ITS_MODEL: Readonly<Record<HostId, boolean>> = {
   pi: false,
 };
 
+/** Does the host price its model itself (its reported cost is kept)? */
+export function hostPricesItsModel(host: HostId): boolean {
+  return PRICES_ITS_MODEL[host];
+}
+
 /** `usage` with its cost from the host where it priced the model, else from `prices`, else none. */
 export function priceUsage(host: HostId, usage: HostUsage | undefined, modelName: string | undefined, prices: PriceTable | undefined): HostUsage | undefined {
   if (!usage) return undefined;

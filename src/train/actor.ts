@@ -7,12 +7,14 @@
  */
 import type { ActorSettings } from "../acting/act.js";
 import { HermitError } from "../errors.js";
-import { priceTable } from "../models/prices.js";
-import { resolveModel } from "../models/providers.js";
+import { hostPricesItsModel } from "../acting/usage.js";
+import { priceOf, priceTable } from "../models/prices.js";
+import { resolveModel, type ResolvedModel } from "../models/providers.js";
+import type { HostId } from "../hosts/types.js";
 import { recipes } from "../verify/recipes/index.js";
 import type { TrainSettings } from "./settings/table.js";
 
-export type ActorFields = Pick<TrainSettings, "actorHost" | "actorModel" | "actorBaseUrl" | "actorTimeout" | "actorMaxTurns" | "rolloutTimeout">;
+export type ActorFields = Pick<TrainSettings, "actorHost" | "actorModel" | "actorBaseUrl" | "actorTimeout" | "actorMaxTurns" | "rolloutTimeout" | "price" | "maxCostUsd">;
 
 /** The time limit of one host turn: `--actor-timeout`, else 80% of `--rollout-timeout` (so the host is stopped, and its usage read, before the rollout is). */
 export function actorTimeoutSeconds(settings: Pick<ActorFields, "actorTimeout" | "rolloutTimeout">): number {
@@ -33,23 +35,44 @@ export function resolveActor(settings: ActorFields, env: Readonly<Record<string,
     setting: "--actor-model",
     ...(settings.actorBaseUrl !== undefined ? { baseUrl: settings.actorBaseUrl, baseUrlSetting: "--actor-base-url" } : {}),
   });
-  const recipe = recipes[host];
-  if (!recipe.protocols.includes(model.provider.protocol)) {
+  checkHostSpeaks(host, model, "actor");
+  const prices = priceTable(settings.price ?? []);
+  const costLimit = settings.maxCostUsd?.acting ?? settings.maxCostUsd?.total;
+  if (costLimit !== undefined && !hostPricesItsModel(host) && !priceOf(model.name, prices)) {
     throw new HermitError(
       "USAGE",
-      `--actor-host ${host} speaks ${recipe.protocols.join(" or ")} to its model, and --actor-model ${model.name} speaks ${model.provider.protocol}`,
-      { setting: "actor-model" },
+      `--max-cost-usd: ${host} reports no cost and the actor model ${model.name} has no price in hermit's table, so acting's cost is unknown and a budget in USD cannot hold it; give its price with --price ${model.name}=IN/OUT (USD per million input/output tokens), or budget tokens with --max-tokens`,
+      { setting: "max-cost-usd", model: model.name },
     );
   }
   return {
     host,
     endpoint: { baseUrl: model.baseUrl, protocol: model.provider.protocol, model: model.modelId, ...(model.apiKey !== undefined ? { apiKey: model.apiKey } : {}) },
     modelName: model.name,
-    prices: priceTable(),
+    prices,
     env,
     timeoutMs: Math.round(actorTimeoutSeconds(settings) * 1000),
     ...(settings.actorMaxTurns !== undefined ? { maxTurns: settings.actorMaxTurns } : {}),
   };
+}
+
+/** Throw USAGE when `host` cannot speak the protocol of `model` (`--actor-host codex` on an `anthropic:` model). */
+export function checkHostSpeaks(host: HostId, model: ResolvedModel, role: "actor" | "learner"): void {
+  const recipe = recipes[host];
+  if (!recipe.protocols.includes(model.provider.protocol)) {
+    throw new HermitError(
+      "USAGE",
+      `--${role}-host ${host} speaks ${recipe.protocols.join(" or ")} to its model, and --${role}-model ${model.name} speaks ${model.provider.protocol}`,
+      { setting: `${role}-model` },
+    );
+  }
+}
+
+/** The run's learner host (`--learner-host`), checked against its model before anything runs. */
+export function checkLearnerHost(settings: Pick<TrainSettings, "learnerHost" | "learnerModel">, model: ResolvedModel | undefined): void {
+  if (settings.learnerHost === undefined) return;
+  if (!model) throw new HermitError("USAGE", `--learner-host ${settings.learnerHost} needs --learner-model provider:model-id: the model it runs on`, { setting: "learner-model" });
+  checkHostSpeaks(settings.learnerHost, model, "learner");
 }
 
 /** What `ctx.act` throws in a run without an actor. */

@@ -185,6 +185,13 @@ export interface EvolverContext<Options extends PluginOptions = PluginOptions> {
   /** A progress line on stderr. */
   log(line: string): void;
   /**
+   * The learner the run names, for an Evolver that runs one itself (the agent Evolver runs a
+   * host): `--learner-host`, `--learner-model`, `--learner-base-url`, the time limit
+   * (`--learner-timeout`), and what is left of the run's USD budget for learning. Absent
+   * without `--learner-host`.
+   */
+  learner?: { host: string; model?: string; baseUrl?: string; timeout?: number; budgetUsd?: number };
+  /**
    * The run's learner model (`--learner-model`), when it has one: `generate({ system, prompt,
    * maxOutputTokens, schema? })`. Every call is recorded under `steps/<n>/calls/`, metered and
    * priced; a call that would pass a budget is not made (it throws `BUDGET_EXCEEDED`, and the

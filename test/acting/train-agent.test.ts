@@ -1,6 +1,6 @@
 /**
- * `hermit train --evolver agent` end to end: a real host is the learner (Claude Code, Codex)
- * and Claude Code acts, each against its own scripted stub model. The learner reads the
+ * `hermit train --evolver agent` end to end: a real host is the learner (Claude Code through
+ * the Evolver's options, Codex through `--learner-host`/`--learner-model`) and Claude Code acts, each against its own scripted stub model. The learner reads the
  * learning material in its jailed scratch copy and adds the instruction to ADAPTER.md with its
  * own edit tool (and edits a fixed file, and writes a note: both dropped); the acting host then
  * calls `run_tests` and fixes the projects, and validation accepts the candidate.
@@ -31,7 +31,11 @@ describe.sequential("hermit train with the agent Evolver", () => {
       const escape = join(dir, "runs", "escaped.txt");
       await withStub(learnerAgent({ escapes: [escape] }), (learnerStub) =>
         withStub(fixTestsAgent(), async (actorStub) => {
-          const evolver = ["--evolver", "agent", "--evolver-option", `host=${learner}`, "--evolver-option", `model=${LEARNER_MODEL[learner]}`, "--evolver-option", `base-url=${learnerStub.url}/v1`];
+          // The learner named by the run's settings (Codex), or by the Evolver's options (Claude Code).
+          const evolver =
+            learner === "codex"
+              ? ["--evolver", "agent", "--learner-host", learner, "--learner-model", LEARNER_MODEL[learner]!, "--learner-base-url", `${learnerStub.url}/v1`]
+              : ["--evolver", "agent", "--evolver-option", `host=${learner}`, "--evolver-option", `model=${LEARNER_MODEL[learner]}`, "--evolver-option", `base-url=${learnerStub.url}/v1`];
           const args = ["train", "--adapter", await baseAdapter(), "--template", EXAMPLE_ADAPTER, "--task", join(EXAMPLE, "task.ts"), ...evolver, ...actorFlags(actorStub)];
           const run = await hermit([...args, "--steps", "1", "--batch-size", "1", "--concurrency", "2", "--retries", "0", "--runs-dir", "runs", "--run-id", "agent", "--json"], dir, tmpdir());
           expect(run.status, run.stderr).toBe(0);

@@ -119,6 +119,16 @@ describe.sequential("hermit train with Claude Code acting", () => {
       [["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-model 'anthropic:claude-sonnet-4-5' needs an API key: set ANTHROPIC_API_KEY/, { ANTHROPIC_API_KEY: "" }],
       [["--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-model needs --actor-host/],
       [["--actor-host", "claude", "--actor-model", "anthropic:claude-sonnet-4-5"], /--actor-host: must be .* not "claude"; did you mean 'claude-code'\?/],
+      [
+        ["--actor-host", "opencode", "--actor-model", "openai-compatible:qwen3-coder", "--actor-base-url", "http://127.0.0.1:9/v1", "--max-cost-usd", "1"],
+        /--max-cost-usd: opencode reports no cost and the actor model openai-compatible:qwen3-coder has no price/,
+        { OPENAI_COMPATIBLE_API_KEY: "stub-key" },
+      ],
+      [["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5", "--learner-host", "codex"], /--learner-host codex needs --learner-model/],
+      [
+        ["--actor-host", "claude-code", "--actor-model", "anthropic:claude-sonnet-4-5", "--learner-host", "codex", "--learner-model", "anthropic:claude-sonnet-4-5"],
+        /--learner-host codex speaks openai-responses .* --learner-model anthropic:claude-sonnet-4-5 speaks anthropic-messages/,
+      ],
     ];
     for (const [flags, message, env] of cases) {
       const ran = await hermit([...args, ...flags], dir, env);

@@ -28,6 +28,7 @@ export interface StepScope {
  * learner model, recording its calls under `scope.callsDir`).
  */
 export function evolverContext(env: RunEnvironment, state: RunState, scope: StepScope, material: LearningMaterial, learner?: StepLearner): EvolverContext {
+  const learnerSettings = learnerHostSettings(env, state);
   return {
     run: state.run.run,
     step: scope.step,
@@ -40,6 +41,25 @@ export function evolverContext(env: RunEnvironment, state: RunState, scope: Step
     options: env.settings.evolverOptions,
     log: (line) => env.progress.note(`${env.evolver.name}: ${line}`),
     ...(learner ? { model: learner.model } : {}),
+    ...(learnerSettings ? { learner: learnerSettings } : {}),
+  };
+}
+
+/** The learner host the run names (`--learner-host`), with what is left of the USD budget for learning. */
+function learnerHostSettings(env: RunEnvironment, state: RunState): EvolverContext["learner"] {
+  const { settings } = env;
+  if (settings.learnerHost === undefined) return undefined;
+  const meter = runMeter(settings, usageByRole(env.batches.cache, state.steps));
+  const left = (["learning", "total"] as const).flatMap((scope) => {
+    const limit = meter.budgets[scope].maxCostUsd;
+    return limit === undefined ? [] : [Math.max(0, limit - meter.spent(scope).costUsd)];
+  });
+  return {
+    host: settings.learnerHost,
+    ...(settings.learnerModel !== undefined ? { model: settings.learnerModel } : {}),
+    ...(settings.learnerBaseUrl !== undefined ? { baseUrl: settings.learnerBaseUrl } : {}),
+    ...(settings.learnerTimeout !== undefined ? { timeout: settings.learnerTimeout } : {}),
+    ...(left.length > 0 ? { budgetUsd: Math.min(...left) } : {}),
   };
 }
 

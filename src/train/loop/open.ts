@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { ActorSettings } from "../../acting/act.js";
 import { HermitError, errorMessage, isHermitError } from "../../errors.js";
-import { resolveActor } from "../actor.js";
+import { checkLearnerHost, resolveActor } from "../actor.js";
 import { HOST_IDS } from "../../hosts/index.js";
 import { checkedPlugin, loadEvolver, loadTask, pluginSource, type PluginCatalog, type PluginKind } from "../plugins.js";
 import type { Progress } from "../progress.js";
@@ -114,6 +114,7 @@ async function preparePlugins(plugins: Plugins, settings: TrainSettings): Promis
   }
   // The learner's key and price are checked before any rollout runs.
   const learner = resolveLearner(settings, process.env);
+  checkLearnerHost(settings, learner?.model);
   if (!learner && evolver.model === "required") {
     throw new HermitError("USAGE", `evolver '${evolver.name}' calls a learner model: give --learner-model provider:model-id (or learner: { model: … } in the config; see docs/models.md)`, {
       setting: "learner-model",

@@ -37,6 +37,13 @@ export const SETTINGS = {
     help: "an option the Evolver declares, KEY=VALUE (repeatable; in run.yaml, the keys of an evolver: section)",
   }),
 
+  learnerHost: optional(choice(...HOST_IDS), {
+    group: "learner",
+    resumable: true,
+    key: "learner.host",
+    placeholder: "host",
+    help: "the coding-agent host the agent Evolver runs as the learner, on --learner-model: claude-code, codex, gemini, opencode, pi (docs/evolver.md)",
+  }),
   learnerModel: optional(modelName, {
     group: "learner",
     resumable: true,
