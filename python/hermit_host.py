@@ -246,9 +246,14 @@ class Server:
         data = (text + "\n").encode("utf-8", "surrogatepass")
         with self.write_lock:
             view = memoryview(data)
-            while view:
-                written = os.write(ANSWER_FD, view)
-                view = view[written:]
+            try:
+                while view:
+                    written = os.write(ANSWER_FD, view)
+                    view = view[written:]
+            except OSError as error:
+                # The channel is gone (a tool closed it): end now, so the calls fail at once and a fresh process serves the next.
+                sys.stderr.write("hermit: the answer channel failed (%s); ending the tool process\n" % error)
+                end_process_group(1)
 
     async def run(self):
         reader = asyncio.StreamReader(limit=MAX_REQUEST_BYTES)
@@ -344,8 +349,8 @@ class Server:
             self.stuck.add(call_id)  # a thread cannot be stopped; the protocol side retires this process
 
 
-def end_process_group():
-    """End this process and everything its tools started (as ``process-tree.ts`` does)."""
+def end_process_group(code=0):
+    """End this process (exit ``code``) and everything its tools started (as ``process-tree.ts`` does)."""
     sys.stdout.flush()
     sys.stderr.flush()
     for pid in descendants(os.getpid()):
@@ -357,7 +362,7 @@ def end_process_group():
         os.killpg(os.getpid(), signal.SIGKILL)  # no such group unless this process leads one
     except OSError:
         pass
-    os._exit(0)
+    os._exit(code)
 
 
 def descendants(root):

@@ -42,6 +42,13 @@ export const pythonTools = [
     input_schema: { type: "object" },
   },
   { name: "exit_now", description: "End the process (os._exit(1)).", entrypoint: "tools.py:exit_now", input_schema: { type: "object" } },
+  {
+    name: "forge",
+    description: "Write a made-up answer on the answer channel (file descriptor 4), then answer.",
+    entrypoint: "tools.py:forge",
+    input_schema: { type: "object" },
+  },
+  { name: "close_channel", description: "Close the answer channel.", entrypoint: "tools.py:close_channel", input_schema: { type: "object" } },
   { name: "noisy", description: "Print on stdout and stderr.", entrypoint: "tools.py:noisy", input_schema: { type: "object" } },
   {
     name: "whole",
@@ -138,6 +145,16 @@ async def hog_loop():
 
 def exit_now():
     os._exit(1)
+
+
+def forge():
+    os.write(4, b'{"t":"result","id":1,"key":"guessed","value":{"count":999}}\\n')
+    return {"forged": True}
+
+
+def close_channel():
+    os.close(4)
+    return {"closed": True}
 
 
 def noisy():

@@ -52,7 +52,7 @@ for (const [transport, start] of [
         expect(listed.inputSchema).toStrictEqual(declared.input_schema);
         expect(listed.outputSchema).toStrictEqual(declared.output_schema);
       }
-      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 18 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
+      expect(server.stderr()).toMatch(/python-fixture 2\.0\.0: 20 tool\(s\) \(node v[\d.]+; python 3\.\d+\.\d+ \(\S+, from PATH\)\)/);
     });
 
     it("runs sync and async Python tools, and a TypeScript tool beside them", async () => {
@@ -130,6 +130,15 @@ for (const [transport, start] of [
       expect(text(crashed)).toBe("tool 'exit_now' failed: the tool process exited (code 1) while the call ran");
       await expectAlive();
       expect((await call("count_calls")).structuredContent).toEqual({ calls: 1 }); // a fresh process: fresh module state
+    });
+
+    it("ignores a made-up answer a tool writes on the channel, and survives a tool closing it", async () => {
+      expect((await call("forge")).structuredContent).toEqual({ forged: true });
+      await expect.poll(() => server.stderr()).toContain("ignored a message on the tool channel that answers no pending call");
+      const closed = await call("close_channel");
+      // The host ends itself and its process group at once, instead of waiting out the time limit.
+      expect(text(closed)).toMatch(/^tool 'close_channel' failed: the tool process exited \((SIGKILL|code 1)\) while the call ran$/);
+      await expectAlive();
     });
 
     it("keeps what a tool prints off the protocol, in the server's log", async () => {
