@@ -7,6 +7,7 @@ import { basename, isAbsolute } from "node:path";
 import type { Evaluation, RunRecord, StepRecord } from "./records.js";
 import type { FileMap } from "./store.js";
 import { describeUsage } from "./usage.js";
+import { describeAdapterUse } from "./adapter-use.js";
 
 export interface FileChange {
   path: string;
@@ -87,6 +88,7 @@ export function renderCard(input: CardInput): string {
     `| rollouts | ${run.rollouts.ran} run, ${run.rollouts.cached} reused from the cache |`,
     `| tokens in / out | ${describeUsage(run.usage, "inputTokens")} / ${describeUsage(run.usage, "outputTokens")} |`,
     `| cost | ${describeUsage(run.usage, "costUsd")} |`,
+    ...actingRow(run),
     "",
     "## Test split (sealed, scored once)",
     "",
@@ -145,4 +147,13 @@ function repairSection(steps: StepRecord[]): string[] {
     }),
     "",
   ];
+}
+
+/** Who acted, and whether it used the adapter, for a run whose task acted through a host. */
+function actingRow(run: RunRecord): string[] {
+  const use = describeAdapterUse(run.adapterUse);
+  const { actorHost, actorModel } = run.settings;
+  if (actorHost === undefined && use === undefined) return [];
+  const who = actorHost !== undefined ? `${actorHost}${actorModel ? ` on ${actorModel}` : ""}` : "a host";
+  return [`| acting | ${cell(`${who}; ${use ?? "no rollout left adapter-use evidence"}`)} |`];
 }

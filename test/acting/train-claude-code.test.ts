@@ -75,6 +75,9 @@ describe.sequential("hermit train with Claude Code acting", () => {
       expect(step.adapterUse).toEqual({ rollouts: 5, used: 2, skillsRead: {}, toolsCalled: { run_tests: 2 } });
       expect(step.usage.reported.inputTokens).toBe(5);
 
+      const card = await readFile(join(runDir, "CARD.md"), "utf8");
+      expect(card).toContain("| acting | claude-code on anthropic:claude-sonnet-4-5; adapter used in 3 of 7 acted rollouts (tool run_tests 3) |");
+
       const shown = await hermit(["runs", "show", "acting", "--runs-dir", "runs", "--rollouts"], dir);
       expect(shown.status, shown.stderr).toBe(0);
       expect(shown.stdout).toContain("acting: claude-code on anthropic:claude-sonnet-4-5; adapter used in 3 of 7 acted rollouts (tool run_tests 3)");
@@ -106,6 +109,27 @@ describe.sequential("hermit train with Claude Code acting", () => {
       }
       const shown = await hermit(["runs", "show", "failing", "--runs-dir", "runs", "--rollouts"], dir);
       expect(shown.stdout).toMatch(/ test +word-count +#0 +error: claude-code exited with code \d+.* +— +adapter not used/);
+      expect(hostProcesses(tmpdir())).toEqual([]);
+    });
+  });
+
+  it.skipIf(skip)("a host whose model never answers is stopped at --actor-timeout: a timeout rollout, null, no process left", { timeout: 300_000 }, async () => {
+    const never: StubAgent = (conversation) => (conversation.tools.length === 0 ? { text: "title" } : new Promise(() => undefined));
+    await withStub(never, async (stub) => {
+      const dir = await tempDir("hermit-train-act-hang-");
+      const args = ["train", "--adapter", EXAMPLE_ADAPTER, "--template", EXAMPLE_ADAPTER, "--task", join(EXAMPLE, "task.ts"), "--evolver", "noop"];
+      const started = Date.now();
+      const run = await hermit([...args, ...actorFlags(stub), "--actor-timeout", "8s", "--steps", "0", "--retries", "0", "--runs-dir", "runs", "--run-id", "hanging", "--json"], dir);
+      expect(run.status, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).test).toEqual({ base: null, final: null });
+      const rollouts = await readLines<RolloutRecord>(join(dir, "runs", "hanging", "rollouts.jsonl"));
+      expect(rollouts).toHaveLength(2);
+      for (const rollout of rollouts) {
+        expect(rollout).toMatchObject({ status: "timeout", score: null, attempts: 1 });
+        expect(rollout.error).toMatch(/claude-code did not finish within the time limit and was stopped/);
+      }
+      // Stopped by the actor's limit (8 s a turn), long before the rollout's own (300 s).
+      expect(Date.now() - started).toBeLessThan(120_000);
       expect(hostProcesses(tmpdir())).toEqual([]);
     });
   });

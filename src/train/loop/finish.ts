@@ -39,6 +39,7 @@ export async function finishRun(env: RunEnvironment, state: RunState, end: RunEn
       ...withEnd(state.run, end),
       rollouts: { ran: env.batches.cache.size, cached: state.run.rollouts.cached + sealed.cached },
       usage: runUsage(env.batches.cache, state.steps),
+      ...(env.batches.cache.adapterUse.rollouts > 0 ? { adapterUse: env.batches.cache.adapterUse } : {}),
     },
   };
   const final = await commitFinal(env, ended, sealed.test);
