@@ -44,7 +44,9 @@ export function renderReport(data: ReportData, assets: ReportAssets): string {
   ].join("; ");
   const run = data.run;
   const title = `hermit run ${run.id}`;
-  const live = run.live ? `<p class="live">This run is still going: the Trainer rewrites this file after every step, and the page reloads itself every 15 s.</p>` : "";
+  const live = run.live
+    ? `<p class="live">This run was still going when this page was written: the Trainer rewrites this file after every step, and the page reloads itself every 15 s. If the time it was updated stops moving, the process is gone (<code>hermit report ${esc(run.id)}</code> then shows the run as interrupted).</p>`
+    : "";
   const heatmaps = data.heatmaps
     .map((map) => `<div class="heatmap-block" id="heatmap-${map.id}"><h3>${esc(map.title)}</h3><p class="muted">${esc(map.description)}</p><div class="scroll">${heatmapSvg(map, domain)}</div></div>`)
     .join("");
