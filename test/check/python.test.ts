@@ -115,6 +115,26 @@ describe.skipIf(skipBecause(noPython))("spec check with a Python template and Py
     expect(custom.map((issue) => issue.problem)).toEqual(["needs a top-level '# ' heading", "must tell the agent about the count_words tool"]);
   });
 
+  it("runs a TypeScript tool's import in the node child and the Python checker beside it, reporting both", async () => {
+    const shout = { name: "shout", description: "Shout.", entrypoint: "shout.ts:shout", input_schema: { type: "object" } };
+    const withShout = async (dir: string) =>
+      editManifest(dir, (doc) => {
+        doc.addIn(["exports", "tools"], doc.createNode(shout));
+        doc.setIn(["structure", "fixed"], doc.createNode(["tools.py", "EVOLVER.md", "README.md"]));
+      });
+    const template = await copyDir(pyTemplate, { "shout.ts": "export const shout = () => 'HEY';\n" });
+    await withShout(template);
+    const candidate = await copyDir(pyExample, { "shout.ts": "export const shout = (: => 1;\n", "ADAPTER.md": "# Words\n" });
+    await withShout(candidate);
+    const issues = (await checkSpec(candidate, template)).issues;
+    expect(issues.filter((issue) => issue.check === "custom")).toEqual([
+      { path: "ADAPTER.md", check: "custom", problem: "must tell the agent about the count_words tool" },
+    ]);
+    expect(issues.filter((issue) => issue.check === "load")).toEqual([
+      expect.objectContaining({ path: "shout.ts", problem: expect.stringContaining("tool 'shout': shout.ts:shout: could not import shout.ts") }),
+    ]);
+  });
+
   it("repairs a candidate against the Python template: an edited tools.py is restored", async () => {
     const previous = await copyDir(pyExample);
     const candidate = await copyDir(previous, { "tools.py": "def count_words(text):\n    return {'count': 0}\n" });
