@@ -1,16 +1,18 @@
 /**
  * hermit's built-in plugins — the Tasks and Evolvers `--task` and `--evolver` take by name — and
- * the Trainer bound to them, as the library and the CLI offer it. The Trainer itself
- * (`src/train/`) knows no plugin: it is handed this catalog.
+ * the executors `--executor` takes by URL scheme, and the Trainer bound to them, as the library
+ * and the CLI offer it. The Trainer itself (`src/train/`) knows no plugin: it is handed this
+ * catalog.
  */
 import { builtinEvolvers } from "./evolvers/index.js";
+import { builtinExecutors } from "./executors/index.js";
 import { reportObserver } from "./report/observer.js";
 import { builtinTasks } from "./tasks/index.js";
 import { combineObservers } from "./train/observers.js";
 import type { PluginCatalog } from "./train/plugins.js";
 import { train as runTraining, type TrainOptions, type TrainResult } from "./train/loop/trainer.js";
 
-export const builtinPlugins: PluginCatalog = { task: builtinTasks, evolver: builtinEvolvers };
+export const builtinPlugins: PluginCatalog = { task: builtinTasks, evolver: builtinEvolvers, executor: builtinExecutors };
 
 /**
  * Train an adapter (docs/trainer.md): open or resume a run, step within the budgets, finish with

@@ -55,6 +55,8 @@ export const ErrorCodes = {
   MODEL_CALL_FAILED: ExitCode.problems,
   /** A model call or rollout was not started because it would pass a budget. */
   BUDGET_EXCEEDED: ExitCode.problems,
+  /** The rollout queue (Redis, for `--executor redis://…` and `hermit worker`) could not be reached or used. */
+  QUEUE_UNAVAILABLE: ExitCode.problems,
 } as const;
 export type ErrorCode = keyof typeof ErrorCodes;
 

@@ -21,6 +21,7 @@ export type RunAction = (json: boolean, action: () => Promise<CommandResult>) =>
  */
 export const registrations: Array<{ commands: string[]; load: () => Promise<{ register: CommandRegistration }> }> = [
   { commands: ["train", "runs"], load: () => import("./commands/train.js") },
+  { commands: ["worker"], load: () => import("./commands/worker.js") },
   { commands: ["report"], load: () => import("./commands/report.js") },
   { commands: ["deploy", "status", "undeploy", "convert"], load: () => import("./commands/deploy.js") },
   { commands: ["serve"], load: () => import("./commands/serve.js") },

@@ -12,6 +12,7 @@ import { createJiti } from "jiti";
 import { HermitError, errorMessage } from "../errors.js";
 import { apiVersionProblem } from "./define.js";
 import { optionsSchemaProblem } from "./settings/plugin-options.js";
+import type { RemoteExecutorFactory } from "./rollouts/executor.js";
 import type { Evolver, Task } from "./types.js";
 
 export type PluginKind = "task" | "evolver";
@@ -20,6 +21,8 @@ export type PluginKind = "task" | "evolver";
 export interface PluginCatalog {
   task: Record<string, () => Promise<Task>>;
   evolver: Record<string, () => Promise<Evolver>>;
+  /** Executors by `--executor` URL scheme (`redis`), each loaded lazily; `local` is the Trainer's own. */
+  executor?: Record<string, () => Promise<RemoteExecutorFactory>>;
 }
 
 export const emptyCatalog: PluginCatalog = { task: {}, evolver: {} };

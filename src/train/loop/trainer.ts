@@ -2,17 +2,17 @@
  * `train(options)`: open (or resume) a run, step within the budgets, finish. The library
  * function behind `hermit train`.
  */
-import { actingFor } from "../../acting/act.js";
-import { deploy } from "../../deploy/deploy.js";
 import { HermitError, errorMessage } from "../../errors.js";
-import { Session } from "../../runtime/session.js";
+import type { ActorFields } from "../actor.js";
 import { notifier, type RunNotifier, type TrainObservers } from "../observers.js";
 import { emptyCatalog, type PluginCatalog } from "../plugins.js";
 import { silentProgress, type Progress } from "../progress.js";
 import type { DeploymentRecord, Evaluation, RunRecord } from "../records.js";
 import { runRefs } from "../run-dir.js";
 import { RolloutCache } from "../rollouts/cache.js";
+import type { RolloutExecutor } from "../rollouts/executor.js";
 import { createLocalExecutor } from "../rollouts/local.js";
+import { localServices } from "../rollouts/services.js";
 import type { SettingsInput } from "../settings/table.js";
 import type { Evolver, RunStatus, StepStatus, Task } from "../types.js";
 import type { UsageTotals } from "../usage.js";
@@ -88,7 +88,7 @@ export async function train(options: TrainOptions, catalog: PluginCatalog = empt
   // The last committed state: what a failure or an interruption records and reports.
   const latest = { state: opening.opened.state };
   try {
-    env = await environment(opening, progress, signal);
+    env = await environment(opening, catalog, progress, signal);
     tell = notifier(observers, { runsDir: opening.opened.settings.runsDir, runId: opening.opened.state.run.run, dir: opening.opened.paths.dir, store: opening.opened.store }, progress);
     latest.state = { ...latest.state, run: await saveRun(env, latest.state) };
     await tell.runOpened(latest.state.run);
@@ -111,21 +111,12 @@ export async function train(options: TrainOptions, catalog: PluginCatalog = empt
   }
 }
 
-/** The run's fixed services: the cache, the in-process executor, the instances, the clock. */
-async function environment(opening: OpenedTraining, progress: Progress, signal: AbortSignal): Promise<RunEnvironment> {
+/** The run's fixed services: the cache, the executor, the instances, the clock. */
+async function environment(opening: OpenedTraining, catalog: PluginCatalog, progress: Progress, signal: AbortSignal): Promise<RunEnvironment> {
   const { opened, task, evolver } = opening;
   const { settings } = opened;
   const cache = await RolloutCache.open(opened.paths.rollouts);
-  const executor = createLocalExecutor({
-    task,
-    concurrency: settings.concurrency,
-    signal,
-    services: {
-      openSession: async (adapter, sessionOptions) => new Session(adapter, sessionOptions),
-      deploy: (adapter, host, workspace) => deploy({ adapter, host, workspace }),
-      ...(opening.actor ? { acting: (rollout) => actingFor(opening.actor!, rollout) } : {}),
-    },
-  });
+  const executor = await executorFor(opening, catalog, progress, signal);
   return {
     settings,
     paths: opened.paths,
@@ -141,6 +132,26 @@ async function environment(opening: OpenedTraining, progress: Progress, signal: 
     signal,
     clock: { openedAt: performance.now(), elapsedBefore: opened.state.run.elapsedSeconds },
   };
+}
+
+/** `--executor`: this process's p-queue (`local`), or the catalog's executor for the URL's scheme. */
+async function executorFor(opening: OpenedTraining, catalog: PluginCatalog, progress: Progress, signal: AbortSignal): Promise<RolloutExecutor> {
+  const { settings } = opening.opened;
+  if (settings.executor === "local") return createLocalExecutor({ task: opening.task, concurrency: settings.concurrency, signal, services: localServices(opening.actor) });
+  const scheme = new URL(settings.executor).protocol.replace(/:$/, "");
+  const factory = catalog.executor?.[scheme];
+  if (!factory) throw new HermitError("USAGE", `--executor ${settings.executor}: no executor for '${scheme}://' is available here (hermit's train offers redis://)`, { executor: settings.executor });
+  if (settings.task.startsWith("object:")) {
+    throw new HermitError("USAGE", `--executor ${settings.executor}: a task given as an object cannot be loaded by workers; give the task as a built-in name, a module path or a package name`);
+  }
+  const setup = { url: settings.executor, run: opening.opened.state.run.run, task: { specifier: settings.task }, ...(opening.actor ? { actor: actorFields(settings) } : {}), signal, note: (line: string) => progress.note(line) };
+  return (await factory()).call(undefined, setup);
+}
+
+/** The actor settings as plain data (no key: a worker reads its own from its environment). */
+function actorFields(settings: OpenedTraining["opened"]["settings"]): ActorFields {
+  const { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout } = settings;
+  return { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout };
 }
 
 /**

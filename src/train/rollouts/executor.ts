@@ -5,6 +5,7 @@
  * same jobs — a job's `id` is its cache key, so a retried or duplicated job lands on the same
  * record — and a worker exports `key.tree` from the version store itself.
  */
+import type { ActorFields } from "../actor.js";
 import type { RolloutRecord, Split, TaskInstance } from "../types.js";
 import type { RolloutKey } from "./key.js";
 
@@ -35,3 +36,22 @@ export interface RolloutExecutor {
   /** Stop taking jobs and release what the executor holds. */
   close(): Promise<void>;
 }
+
+/** What the Trainer hands an executor that runs jobs elsewhere (`--executor URL`). */
+export interface RemoteExecutorSetup {
+  /** The `--executor` URL. */
+  url: string;
+  /** The run id: every job and result is tied to it. */
+  run: string;
+  /** How a worker loads the task: a built-in name, a module path or a package name (its identity must be each job's `key.task`). */
+  task: { specifier: string };
+  /** The run's actor settings (`ctx.act`), when it has an actor: a worker resolves them with its own API keys. */
+  actor?: ActorFields;
+  /** Aborting it fails the jobs in flight: unfinished rollouts are not recorded. */
+  signal: AbortSignal;
+  /** A progress line (a lost job queued again, a worker's failure). */
+  note(line: string): void;
+}
+
+/** Makes the executor for an `--executor` URL scheme; handed to the Trainer from above (src/builtins.ts). */
+export type RemoteExecutorFactory = (setup: RemoteExecutorSetup) => Promise<RolloutExecutor>;

@@ -21,7 +21,7 @@ export interface LocalExecutorOptions {
 export function createLocalExecutor(options: LocalExecutorOptions): RolloutExecutor {
   const queue = new PQueue({ concurrency: options.concurrency });
   return {
-    run: (job) => queue.add(() => runWithRetries(options, job)) as Promise<RolloutRecord>,
+    run: (job) => queue.add(() => runWithRetries(options.task, options.services, options.signal, job)) as Promise<RolloutRecord>,
     async close() {
       queue.clear();
       await queue.onIdle();
@@ -29,7 +29,11 @@ export function createLocalExecutor(options: LocalExecutorOptions): RolloutExecu
   };
 }
 
-async function runWithRetries({ task, services, signal }: LocalExecutorOptions, job: RolloutJob): Promise<RolloutRecord> {
+/**
+ * Run `job` to its record: attempts until one is `ok` or `job.retries` more have failed. The same
+ * code runs a rollout in the Trainer's process and in `hermit worker`.
+ */
+export async function runWithRetries(task: Task, services: RolloutServices, signal: AbortSignal, job: RolloutJob): Promise<RolloutRecord> {
   const retried: string[] = [];
   const usages: Array<Usage | undefined> = [];
   for (let attempt = 1; ; attempt++) {

@@ -269,3 +269,38 @@ export function limits(unit: string): Kind<Partial<Record<Scope, number>>, numbe
     show: (value) => Object.entries(value).map(([scope, amount]) => (scope === "total" ? String(amount) : `${scope}=${amount}`)).join(","),
   };
 }
+
+/** A queue name as BullMQ takes it (no `:`, which its Redis keys use). */
+export const QUEUE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * Where rollouts run: `local` (this process), or a BullMQ queue on Redis,
+ * `redis://[user@]host:port[/db][?queue=NAME]` (`rediss://` for TLS). A password is refused:
+ * the value is recorded in `run.json`; it comes from `HERMIT_REDIS_PASSWORD` instead.
+ */
+export const executorUrl: Kind<string, string> = {
+  placeholder: "local|url",
+  parse(raw) {
+    const value = text(raw);
+    if (value === "local") return value;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new SettingProblem(`must be 'local' or a queue URL redis://host:port[/db], not ${shown(raw)}`);
+    }
+    if (url.protocol === "postgres:" || url.protocol === "postgresql:") {
+      throw new SettingProblem("postgres:// is not supported: hermit's queue executor runs on Redis (redis://host:port); see docs/queue.md");
+    }
+    if (url.protocol !== "redis:" && url.protocol !== "rediss:") throw new SettingProblem(`must be 'local' or a redis:// (or rediss://) URL, not ${shown(raw)}`);
+    if (url.password !== "") throw new SettingProblem("holds a password, which run.json would record; give the password in the environment variable HERMIT_REDIS_PASSWORD instead");
+    if (url.hostname === "") throw new SettingProblem(`names no host: ${shown(raw)}`);
+    const db = url.pathname.replace(/^\//, "");
+    if (db !== "" && !/^\d{1,2}$/.test(db)) throw new SettingProblem(`names database '${db}'; a Redis database is a number (redis://host:port/0)`);
+    for (const key of url.searchParams.keys()) if (key !== "queue") throw new SettingProblem(`has unknown parameter '${key}' (only ?queue=NAME)`);
+    const queue = url.searchParams.get("queue");
+    if (queue !== null && !QUEUE_NAME.test(queue)) throw new SettingProblem(`names queue '${queue}'; a queue name is 1-64 letters, digits, '.', '_' or '-'`);
+    return value;
+  },
+  show: (value) => value,
+};

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { optional, required, withDefault, type ResolvedSettings, type Setting, type SettingsInputOf } from "./define.js";
 import { HOST_IDS } from "../../hosts/ids.js";
-import { choice, deployTargets, duration, integer, limits, modelName, number, path, pluginOptions, pluginSpecifier, prices, runId, string, toggle, url } from "./kinds.js";
+import { choice, deployTargets, duration, executorUrl, integer, limits, modelName, number, path, pluginOptions, pluginSpecifier, prices, runId, string, toggle, url } from "./kinds.js";
 
 export const SETTINGS = {
   adapter: optional(path, { group: "inputs", resumable: false, help: "the base adapter directory (or --from, a version in the store)" }),
@@ -85,6 +85,12 @@ export const SETTINGS = {
   runId: optional(runId, { group: "run", resumable: false, defaultText: "a timestamp", help: "the run's name (letters, digits, '.', '_', '-'); a name the store already holds steps of is refused" }),
   seed: withDefault(integer(0), { group: "run", resumable: false, default: 0, help: "seeds batch sampling and the Evolver's tie-breaks" }),
   concurrency: withDefault(integer(1), { group: "run", resumable: true, default: 4, help: "rollouts run in parallel (one queue for the whole run)" }),
+  executor: withDefault(executorUrl, {
+    group: "run",
+    resumable: true,
+    default: "local",
+    help: "where rollouts run: local (this process, --concurrency at a time) or a queue redis://host:port[/db][?queue=NAME] served by hermit worker processes (docs/queue.md)",
+  }),
   batchSize: optional(integer(1), { group: "run", resumable: false, defaultText: "all", help: "train instances per acting batch, a seeded sample each step" }),
   rolloutTimeout: withDefault(duration, { group: "run", resumable: true, default: 300, unit: "seconds", help: "limit per rollout attempt, e.g. 90s, 10m; a timed-out rollout is missing data, never 0" }),
   retries: withDefault(integer(0), {

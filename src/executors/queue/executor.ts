@@ -1,0 +1,202 @@
+/**
+ * The queue executor, the Trainer's side of `--executor redis://…`: each rollout becomes a
+ * BullMQ job (id derived from run, step and cache key, so a duplicate add lands on the same
+ * job), run by `hermit worker` processes. Results arrive by queue events and are accepted only
+ * for the job they answer (`resultProblem`); the evidence they carry is written here, so the
+ * Trainer stays the only writer of the run. A watchdog looks at every job still pending: one
+ * finished while no event reached us is settled, one lost (a Redis restarted without its data)
+ * is queued again, and a Redis unreachable for too long fails the jobs (the run can be resumed).
+ */
+import { Queue, QueueEvents, type Job } from "bullmq";
+import { HermitError, errorMessage } from "../../errors.js";
+import { auditLogFor } from "../../train/run-dir.js";
+import type { RemoteExecutorSetup, RolloutExecutor, RolloutJob } from "../../train/rollouts/executor.js";
+import type { RolloutRecord } from "../../train/types.js";
+import { connected, queueTarget, type QueueTarget } from "./connection.js";
+import { packAdapter, unpackEvidence } from "./files.js";
+import { JOB_NAME, jobData, jobIdFor, missingRecord, recordFromResult, resultProblem, ticketFor, type JobTicket, type PackedFile, type RolloutJobResult } from "./protocol.js";
+
+export interface QueueExecutorOptions extends RemoteExecutorSetup {
+  /** How often pending jobs are looked at (default 2 s). */
+  watchEveryMs?: number;
+  /** Fail the pending jobs when Redis has not answered for this long (default 120 s). */
+  unreachableAfterMs?: number;
+}
+
+interface Pending {
+  id: string;
+  ticket: JobTicket;
+  job: RolloutJob;
+  promise: Promise<RolloutRecord>;
+  resolve(record: RolloutRecord): void;
+  reject(error: unknown): void;
+  /** The job was added (its data is in `data` for a re-add). */
+  added?: Promise<void>;
+  settling?: boolean;
+}
+
+const KEEP_FINISHED = { age: 24 * 3600 };
+
+export async function createQueueExecutor(options: QueueExecutorOptions): Promise<RolloutExecutor> {
+  const target = queueTarget(options.url);
+  const queue = new Queue(target.queue, { connection: target.connection, streams: { events: { maxLen: 2000 } } });
+  const events = new QueueEvents(target.queue, { connection: target.connection });
+  try {
+    await connected([queue, events], target);
+  } catch (error) {
+    await Promise.allSettled([queue.close(), events.close()]);
+    throw error;
+  }
+  return new QueueExecutor(options, target, queue, events);
+}
+
+class QueueExecutor implements RolloutExecutor {
+  private readonly pending = new Map<string, Pending>();
+  private readonly snapshots = new Map<string, Promise<PackedFile[]>>();
+  private readonly timer: NodeJS.Timeout;
+  private lastContact = Date.now();
+  private watching = false;
+
+  constructor(
+    private readonly options: QueueExecutorOptions,
+    private readonly target: QueueTarget,
+    private readonly queue: Queue,
+    private readonly events: QueueEvents,
+  ) {
+    events.on("completed", ({ jobId, returnvalue }) => void this.completed(jobId, returnvalue));
+    events.on("failed", ({ jobId }) => void this.look(jobId));
+    this.timer = setInterval(() => void this.watch(), options.watchEveryMs ?? 2_000);
+    options.signal.addEventListener("abort", () => this.abortAll(options.signal.reason), { once: true });
+  }
+
+  run(job: RolloutJob): Promise<RolloutRecord> {
+    if (this.options.signal.aborted) return Promise.reject(this.options.signal.reason);
+    const ticket = ticketFor(this.options.run, job);
+    const id = jobIdFor(ticket);
+    const existing = this.pending.get(id);
+    if (existing) return existing.promise;
+    let resolve!: (record: RolloutRecord) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<RolloutRecord>((yes, no) => ((resolve = yes), (reject = no)));
+    const entry: Pending = { id, ticket, job, promise, resolve, reject };
+    this.pending.set(id, entry);
+    entry.added = this.add(entry).then(
+      () => this.look(id),
+      (error) => this.settle(entry, () => Promise.reject(error)),
+    );
+    return promise;
+  }
+
+  /** Queue the job; one that failed before (a crashed or interrupted earlier process) is run again. */
+  private async add(entry: Pending): Promise<void> {
+    let snapshot = this.snapshots.get(entry.job.key.tree);
+    if (!snapshot) this.snapshots.set(entry.job.key.tree, (snapshot = packAdapter(entry.job.adapterDir)));
+    const data = jobData(entry.ticket, entry.job, this.options.task, this.options.actor, await snapshot);
+    const job = await this.queue.add(JOB_NAME, data, { jobId: entry.id, attempts: 1, removeOnComplete: KEEP_FINISHED, removeOnFail: KEEP_FINISHED });
+    this.lastContact = Date.now();
+    if ((await job.getState()) === "failed") await job.retry("failed");
+  }
+
+  private async completed(id: string, value: unknown): Promise<void> {
+    const entry = this.pending.get(id);
+    if (entry) await this.settle(entry, () => this.accept(entry, value));
+  }
+
+  /** Settle `id` if its job finished; re-add it if Redis no longer knows it. */
+  private async look(id: string): Promise<void> {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    const job = await this.queue.getJob(id);
+    this.lastContact = Date.now();
+    if (!job) {
+      if (!this.pending.has(id) || entry.settling) return;
+      this.options.note(`queue: rollout ${entry.job.key.instance} (${entry.job.split}, trial ${entry.job.key.trial}) was lost from ${this.target.shown}; queued again`);
+      return this.add(entry);
+    }
+    const state = await job.getState();
+    if (state === "completed") await this.settle(entry, () => this.accept(entry, job.returnvalue));
+    else if (state === "failed") await this.settle(entry, async () => this.failed(entry, job));
+  }
+
+  private failed(entry: Pending, job: Job): RolloutRecord {
+    const reason = job.failedReason || "the job failed without a reason";
+    const stalled = /stalled more than allowable limit/.test(reason);
+    const error = stalled ? `the workers running it stopped (killed or crashed) more than once: ${reason}` : reason;
+    this.options.note(`queue: rollout ${entry.job.key.instance} (${entry.job.split}) failed: ${error}`);
+    return missingRecord(entry.job, error);
+  }
+
+  /** A result for exactly this job, its evidence written into the run; anything else is refused (missing data). */
+  private async accept(entry: Pending, value: unknown): Promise<RolloutRecord> {
+    const problem = resultProblem(entry.ticket, value);
+    const worker = typeof (value as { worker?: unknown })?.worker === "string" ? (value as { worker: string }).worker : "a worker";
+    if (problem) {
+      this.options.note(`queue: refused the result of ${worker} for rollout ${entry.job.key.instance}: ${problem}`);
+      return missingRecord(entry.job, `refused the result of ${worker}: ${problem}`);
+    }
+    const result = value as RolloutJobResult;
+    try {
+      await unpackEvidence(result.evidence, entry.job.evidenceDir, auditLogFor(entry.job.evidenceDir));
+    } catch (error) {
+      return missingRecord(entry.job, `refused the result of ${worker}: its evidence could not be written: ${errorMessage(error)}`);
+    }
+    return recordFromResult(entry.job, result);
+  }
+
+  /** Settle `entry` once, with what `produce` gives (a record) or throws (the run's failure). */
+  private async settle(entry: Pending, produce: () => Promise<RolloutRecord> | RolloutRecord): Promise<void> {
+    if (entry.settling || this.pending.get(entry.id) !== entry) return;
+    entry.settling = true;
+    try {
+      entry.resolve(await produce());
+    } catch (error) {
+      entry.reject(error);
+    } finally {
+      this.pending.delete(entry.id);
+    }
+  }
+
+  private async watch(): Promise<void> {
+    if (this.watching || this.pending.size === 0) return;
+    this.watching = true;
+    try {
+      await answerWithin(Promise.all([...this.pending.keys()].map((id) => this.look(id))), 10_000);
+    } catch (error) {
+      const silentMs = Date.now() - this.lastContact;
+      if (silentMs > (this.options.unreachableAfterMs ?? 120_000)) {
+        const message = `Redis at ${this.target.shown} has not answered for ${Math.round(silentMs / 1000)} s (${errorMessage(error)}); the run can be resumed (hermit train --resume) once it is back`;
+        this.abortAll(new HermitError("QUEUE_UNAVAILABLE", message, { queue: this.target.queue }));
+      }
+    } finally {
+      this.watching = false;
+    }
+  }
+
+  private abortAll(reason: unknown): void {
+    for (const entry of this.pending.values()) {
+      entry.settling = true;
+      entry.reject(reason);
+    }
+    this.pending.clear();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    // Jobs nobody waits for any more are taken back (one a worker holds finishes there, unread).
+    const left = [...this.pending.keys()];
+    this.abortAll(new HermitError("INTERRUPTED", "the queue executor was closed"));
+    await Promise.allSettled(left.map((id) => this.queue.remove(id)));
+    await Promise.allSettled([this.events.close(), this.queue.close()]);
+  }
+}
+
+/** `promise`, or a rejection when it has not settled within `ms` (a command queued while Redis is away waits for it). */
+async function answerWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
