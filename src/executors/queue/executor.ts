@@ -106,16 +106,19 @@ class QueueExecutor implements RolloutExecutor {
   private async look(id: string): Promise<void> {
     const entry = this.pending.get(id);
     if (!entry) return;
-    const job = await this.queue.getJob(id);
+    // The state first, then the job: a job read before it finished has no result yet.
+    const state = await this.queue.getJobState(id);
     this.lastContact = Date.now();
-    if (!job) {
+    if (state === "unknown") {
       if (!this.pending.has(id) || entry.settling) return;
       this.options.note(`queue: rollout ${entry.job.key.instance} (${entry.job.split}, trial ${entry.job.key.trial}) was lost from ${this.target.shown}; queued again`);
       return this.add(entry);
     }
-    const state = await job.getState();
+    if (state !== "completed" && state !== "failed") return;
+    const job = await this.queue.getJob(id);
+    if (!job) return;
     if (state === "completed") await this.settle(entry, () => this.accept(entry, job.returnvalue));
-    else if (state === "failed") await this.settle(entry, async () => this.failed(entry, job));
+    else await this.settle(entry, async () => this.failed(entry, job));
   }
 
   private failed(entry: Pending, job: Job): RolloutRecord {
