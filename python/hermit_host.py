@@ -353,7 +353,9 @@ def end_process_group(code=0):
     """End this process (exit ``code``) and everything its tools started (as ``process-tree.ts`` does)."""
     sys.stdout.flush()
     sys.stderr.flush()
-    for pid in descendants(os.getpid()):
+    for pid in descendants(os.getpid()) + marked(os.environ.get("HERMIT_TOOL_TREE")):
+        if pid == os.getpid():
+            continue
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -365,16 +367,34 @@ def end_process_group(code=0):
     os._exit(code)
 
 
+def process_ids():
+    """The ids of every process (``/proc``'s numeric entries; none without /proc)."""
+    try:
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def marked(mark):
+    """Every process whose environment holds ``HERMIT_TOOL_TREE=mark``: what the tools started, daemons included."""
+    if not mark:
+        return []
+    needle = ("\0HERMIT_TOOL_TREE=%s\0" % mark).encode()
+    found = []
+    for entry in process_ids():
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as environ:
+                if needle in b"\0" + environ.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
 def descendants(root):
     """Every process whose chain of parents leads to ``root`` (empty without /proc)."""
     children = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    for entry in process_ids():
         try:
             with open("/proc/%s/stat" % entry) as stat:
                 text = stat.read()

@@ -15,7 +15,7 @@ import { resolveInside } from "../adapter/files.js";
 import { exportedFunction, importAdapterModule, missingExport } from "../adapter/module-loader.js";
 import { errorMessage } from "../errors.js";
 import { declaredResources, type ResourcesDeclaration } from "./declared-resources.js";
-import { killTree } from "./process-tree.js";
+import { killTree, TREE_MARK } from "./process-tree.js";
 import {
   ANSWER_FD,
   LineSplitter,
@@ -63,8 +63,8 @@ const splitter = new LineSplitter(
 );
 requests.on("data", (chunk: Buffer) => splitter.push(chunk));
 // The protocol side is gone (closed, or killed): end this process and everything it started.
-requests.on("end", () => killTree(process.pid));
-requests.on("error", () => killTree(process.pid));
+requests.on("end", () => killTree(process.pid, process.env[TREE_MARK]));
+requests.on("error", () => killTree(process.pid, process.env[TREE_MARK]));
 
 function send(text: string): void {
   const bytes = bufferFrom(`${text}\n`, "utf8");

@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import { HermitError, errorMessage } from "../errors.js";
-import { killTree, trackProcess, untrackProcess } from "./process-tree.js";
+import { killTree, trackProcess, TREE_MARK, untrackProcess } from "./process-tree.js";
 import { LineSplitter, MAX_ANSWER_BYTES, type FromHost, type HostTool, type LoadProblem, type ToHost } from "./tool-channel.js";
 import type { ToolResources } from "./types.js";
 
@@ -82,6 +82,8 @@ interface Sent {
 
 interface Running {
   child: ChildProcess;
+  /** Its `HERMIT_TOOL_TREE` value (process-tree.ts). */
+  mark: string;
   requests: Writable;
   sent: Map<number, Sent>;
   pings: Map<number, { key: string; answer: (stuck: number) => void }>;
@@ -337,7 +339,7 @@ export class ToolProcess {
       if (running.child.exitCode !== null || running.child.signalCode !== null) resolve();
       else running.child.once("exit", () => resolve());
     });
-    killTree(running.child.pid);
+    killTree(running.child.pid, running.mark);
     untrackProcess(running.child.pid);
     await exited;
   }
@@ -352,16 +354,19 @@ export class ToolProcess {
 
   private async spawn(): Promise<Running> {
     const { launch, root, tools, resources, loadTimeoutMs, output } = this.options;
+    // A mark of its own, inherited by everything it starts: a daemon it leaves is found by it.
+    const mark = randomUUID();
     const child = spawn(launch.command, launch.args, {
       cwd: launch.cwd,
-      env: launch.env,
+      env: { ...launch.env, [TREE_MARK]: mark },
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
       // Its own process group: killing the group reaches what its tools started.
       detached: true,
     });
-    trackProcess(child.pid);
+    trackProcess(child.pid, mark);
     const running: Running = {
       child,
+      mark,
       requests: child.stdio[3] as Writable,
       sent: new Map(),
       pings: new Map(),

@@ -1,7 +1,7 @@
 /**
- * Processes a tool starts, attached or detached (a new session), die with the server that
- * ran the tool: when stdin closes, on SIGTERM, on SIGINT, when the server is killed outright,
- * and when a Session closes.
+ * Processes a tool starts, attached, detached (a new session) or daemonized (its parent gone,
+ * a session of its own), die with the server that ran the tool: when stdin closes, on SIGTERM,
+ * on SIGINT, when the server is killed outright, and when a Session closes.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,30 +9,45 @@ import { createInterface } from "node:readline";
 import { stringify } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Session } from "../../src/runtime/session.js";
-import { testdir } from "../helpers.js";
+import { skipBecause, testdir } from "../helpers.js";
 import { ensureBuilt, hermitCli } from "./fixture.js";
+import { noPython } from "./python-fixture.js";
 
-const TOOLS = `import { spawn } from "node:child_process";
+const TOOLS = `import { spawn, spawnSync } from "node:child_process";
 
 export function spawnChildren() {
   const attached = spawn("sleep", ["1000"], { stdio: "ignore" });
   const detached = spawn("sleep", ["1001"], { stdio: "ignore", detached: true });
   detached.unref();
-  return { pids: [attached.pid, detached.pid] };
+  // A daemon: started by a shell that exits at once (its parent is gone), in a session of its own.
+  const daemon = spawnSync("sh", ["-c", "setsid sleep 1002 </dev/null >/dev/null 2>&1 & echo $!"], { encoding: "utf8" });
+  return { pids: [attached.pid, detached.pid, Number(daemon.stdout.trim())] };
 }
 `;
 
-function tree() {
+/** The same three kinds of process, started by a Python tool. */
+const TOOLS_PY = `import subprocess
+
+
+def spawn_children():
+    attached = subprocess.Popen(["sleep", "1000"])
+    detached = subprocess.Popen(["sleep", "1001"], start_new_session=True)
+    daemon = subprocess.run(["sh", "-c", "setsid sleep 1002 </dev/null >/dev/null 2>&1 & echo $!"], capture_output=True, text=True)
+    return {"pids": [attached.pid, detached.pid, int(daemon.stdout.strip())]}
+`;
+
+function tree(language: "ts" | "py" = "ts") {
+  const entrypoint = language === "ts" ? "tools.ts:spawnChildren" : "tools.py:spawn_children";
   return {
     "adapter.yaml": stringify({
       contract: "1.0.0",
       name: "spawner",
       version: "0.0.1",
       description: "Starts processes.",
-      exports: { tools: [{ name: "spawn_children", description: "Start two sleeps.", entrypoint: "tools.ts:spawnChildren", input_schema: { type: "object" } }] },
+      exports: { tools: [{ name: "spawn_children", description: "Start three sleeps.", entrypoint, input_schema: { type: "object" } }] },
     }),
     "ADAPTER.md": "# Spawner\n",
-    "tools.ts": TOOLS,
+    ...(language === "ts" ? { "tools.ts": TOOLS } : { "tools.py": TOOLS_PY }),
   };
 }
 
@@ -76,11 +91,14 @@ async function serveAndSpawn(adapter: string) {
   return { server, pids, exited };
 }
 
-describe.skipIf(process.platform !== "linux")("what a tool starts dies with the server", () => {
+// Python tools too, where a python3 3.8+ is on PATH (skipBecause prints why not).
+const languages = skipBecause(noPython) ? (["ts"] as const) : (["ts", "py"] as const);
+
+describe.skipIf(process.platform !== "linux").each(languages)("what a tool (%s) starts dies with the server", (language) => {
   let adapter: string;
   beforeAll(async () => {
     await ensureBuilt();
-    adapter = await testdir(tree());
+    adapter = await testdir(tree(language));
   });
 
   it("when stdin closes", async () => {
