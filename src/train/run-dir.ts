@@ -57,7 +57,9 @@ export function safeSegment(id: string): string {
  * version (`accepted`, `candidate`, `base`, `final`). A trial index is added when `trials > 1`.
  */
 export function evidenceDir(stepPath: string, split: Split, role: string, instance: string, trial: number, trials: number): string {
-  const base = split === "train" ? join(stepPath, "rollouts", safeSegment(instance)) : join(stepPath, split, role, safeSegment(instance));
+  // The acting batch's evidence is `rollouts/`; a candidate screened on the same instances has its own, `screen/`.
+  const trainDir = role === "candidate" ? "screen" : "rollouts";
+  const base = split === "train" ? join(stepPath, trainDir, safeSegment(instance)) : join(stepPath, split, role, safeSegment(instance));
   return trials > 1 ? join(base, `trial-${trial}`) : base;
 }
 

@@ -140,6 +140,37 @@ describe("hermit train --evolver reflect (CLI, stub model)", () => {
     expect(show.stdout).toMatch(/acting unknown \(not reported\) in/);
   }, 240_000);
 
+  it("examples/train-reflect.yaml runs as documented, the learner pointed at the stub", async () => {
+    stub = await startStubProvider([{ text: answer(LEARNED), usage: { input: 3000, output: 400 } }]);
+    const dir = await tempDir();
+    const config = join(repoRoot, "examples", "train-reflect.yaml");
+    const args = ["train", "--config", config, "--learner-base-url", `${stub.url}/v1`, "--runs-dir", join(dir, "runs"), "--run-id", "example", "--steps", "1", "--evolver-option", "component=round-robin", "--json"];
+    const run = await hermit(args, { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json).toMatchObject({ status: "completed", steps: [{ step: 1, status: "accepted" }] });
+    expect(stub.requests[0]!.body).toMatchObject({ model: "gpt-5-mini", max_output_tokens: 8000 });
+    // reflect screens by default: the candidate acted on the step's train instances first, and passed.
+    const step = JSON.parse(await readFile(join(dir, "runs", "example", "steps", "1", "step.json"), "utf8"));
+    expect(step.screening).toMatchObject({ passed: true, instances: 8 });
+    expect(step.screening.candidateScore).toBeGreaterThan(step.screening.acceptedScore);
+  }, 240_000);
+
+  it("a rewrite that does not beat the accepted version on the acting batch is screened out, without validation rollouts", async () => {
+    const idle = LEARNED.split("\n").filter((line) => !line.startsWith("- Do not count") && !line.startsWith("- Leave") && !line.startsWith("- Split")).join("\n") + "- Be polite.\n";
+    stub = await startStubProvider([{ text: answer(idle) }]);
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const run = await hermit([...baseArgs(runsDir, "screened", stub), "--steps", "1"], { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json.steps).toEqual([expect.objectContaining({ status: "screened-out", summary: expect.stringMatching(/\(screened out: [\d.]+ against the accepted version's [\d.]+ on the 8 acting rollout\(s\)\)$/) })]);
+    const stepDir = join(runsDir, "screened", "steps", "1");
+    expect((await readdir(join(stepDir, "screen"))).filter((name) => !name.endsWith(".audit.jsonl"))).toHaveLength(8);
+    expect(await stat(join(stepDir, "val", "candidate")).catch(() => undefined)).toBeUndefined();
+    expect(JSON.parse(await readFile(join(stepDir, "step.json"), "utf8")).screening).toMatchObject({ passed: false, instances: 8 });
+  }, 240_000);
+
   it("a missing key is a usage error naming the variable, before anything is written", async () => {
     stub = await startStubProvider([{ text: answer(LEARNED) }]);
     const dir = await tempDir();

@@ -82,7 +82,7 @@ export function formatShow(details: RunDetails, report: string | undefined, runs
     `  accepted: commit ${record.accepted.commit.slice(0, 12)} (step ${record.accepted.step}, validation ${fmt(record.accepted.score)})`,
     `  steps: ${record.lastStep}/${record.settings.steps}; rollouts: ${record.rollouts.ran} run, ${record.rollouts.cached} from the cache; ${record.elapsedSeconds.toFixed(1)} s`,
     ...(record.settings.learnerModel ? [`  learner: ${record.settings.learnerModel}${record.settings.learnerBaseUrl ? ` at ${record.settings.learnerBaseUrl}` : ""}`] : []),
-    ...(record.usageByRole ? usageLines({ ...record.usageByRole, total: record.usage }) : [`  usage: ${describeTotals(record.usage)}`]),
+    ...(record.usageByRole ? [`  usage by role: acting ${describeTotals(record.usageByRole.acting)}`, `                 learning ${describeTotals(record.usageByRole.learning)}`] : []),
   ];
   if (record.final) {
     lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);

@@ -27,7 +27,7 @@ export const SETTINGS = {
     default: {},
     help: "an option the task declares, KEY=VALUE (repeatable; in run.yaml, the keys of a task: section)",
   }),
-  evolver: required(pluginSpecifier, { group: "plugins", resumable: false, placeholder: "evolver", help: "a built-in Evolver (select, noop), a module path or a package name" }),
+  evolver: required(pluginSpecifier, { group: "plugins", resumable: false, placeholder: "evolver", help: "a built-in Evolver (select, reflect, agent, noop), a module path or a package name" }),
   evolverOptions: withDefault(pluginOptions, {
     group: "plugins",
     resumable: false,
