@@ -111,6 +111,12 @@ export const GOALS = {
     text: "flat (no growth per step: heap after GC < 16 KB per step)",
     bench: "train",
   },
+  "queue-4-workers": {
+    measure: "200 rollouts of 200 ms on 4 `hermit worker` processes × 4 through Redis: ideal time / measured time (scheduling efficiency)",
+    on: "wall",
+    text: "≥ 90%",
+    bench: "queue",
+  },
 } satisfies Record<string, Goal>;
 
 export type GoalId = keyof typeof GOALS;

@@ -2,12 +2,16 @@
  * A real Redis for the queue tests: `redis-server` (Debian's, installed by .ci/run) on a free
  * loopback port in a temp dir, no persistence, `noeviction` (BullMQ's requirement); stopped,
  * or restarted empty on the same port (a Redis restart that lost its data). And `hermit worker`
- * child processes (dist/cli.js) whose stderr is kept for assertions.
+ * child processes (dist/cli.js) whose stderr is kept for assertions. Free of vitest, so
+ * bench/queue.ts uses it too.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot, tempDir } from "../helpers.js";
+
+const repoRoot = join(import.meta.dirname, "..", "..");
 
 const which = spawnSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" });
 /** Why the queue tests cannot run here (undefined: they can). */
@@ -33,7 +37,7 @@ export interface TestRedis {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  const dir = await tempDir("hermit-redis-");
+  const dir = await mkdtemp(join(tmpdir(), "hermit-redis-"));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const launch = async () => {
@@ -69,7 +73,10 @@ export async function startRedis(): Promise<TestRedis> {
       await kill();
       await launch();
     },
-    stop: kill,
+    stop: async () => {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }
 
