@@ -81,6 +81,19 @@ export function describeFigure(figure: UsageFigure, format: (value: number) => s
   return figure.reported === figure.sources ? format(figure.known) : `≥ ${format(figure.known)}`;
 }
 
+/**
+ * Input + output tokens: exact only when every source reported both, a lower bound when any
+ * source reported either (a task that reports only input tokens still shows them), unknown
+ * when none reported any.
+ */
+export function describeTokens(view: Pick<UsageView, "input" | "output">): string {
+  const { input, output } = view;
+  if (input.sources === 0) return "none";
+  if (input.reported === 0 && output.reported === 0) return "unknown";
+  const known = input.known + output.known;
+  return input.reported === input.sources && output.reported === output.sources ? String(known) : `≥ ${known}`;
+}
+
 /** A budget as recorded: a number (older runs: the total) or limits per scope. */
 type Limit = number | Partial<Record<"total" | "acting" | "learning", number>>;
 

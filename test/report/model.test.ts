@@ -10,7 +10,7 @@ import { CLIENT_SCRIPT } from "../../src/report/render/client.js";
 import { esc, jsonForScript } from "../../src/report/render/html.js";
 import { scoreColor, statusStyle, VIRIDIS } from "../../src/report/render/palette.js";
 import { shellWord } from "../../src/report/reproduce.js";
-import { addSource, budgets, describeFigure, emptyUsageView, sumUsage } from "../../src/report/usage.js";
+import { addSource, budgets, describeFigure, describeTokens, emptyUsageView, sumUsage } from "../../src/report/usage.js";
 import type { RolloutRecord } from "../../src/train/types.js";
 
 const text = (value: string) => Buffer.from(value);
@@ -90,6 +90,14 @@ describe("usage", () => {
     expect(describeFigure(view.input)).toBe("≥ 100");
     expect(describeFigure(addSource(emptyUsageView(), undefined).input)).toBe("unknown");
     expect(describeFigure(emptyUsageView().input)).toBe("none");
+  });
+
+  it("shows input + output tokens as a lower bound when a source reported only one of them", () => {
+    const inputOnly = addSource(addSource(emptyUsageView(), { inputTokens: 1 }), { inputTokens: 1 });
+    expect(describeTokens(inputOnly)).toBe("≥ 2");
+    expect(describeTokens(addSource(emptyUsageView(), { inputTokens: 100, outputTokens: 10 }))).toBe("110");
+    expect(describeTokens(addSource(emptyUsageView(), undefined))).toBe("unknown");
+    expect(describeTokens(emptyUsageView())).toBe("none");
   });
 
   it("reads the model layer's token usage and the older field names alike", () => {

@@ -1,6 +1,6 @@
 /** The report's text sections as HTML (pure): summary, steps table, usage and budgets, provenance. */
 import type { BudgetView, ReportData, StepView, UsageFigure, UsageView } from "../types.js";
-import { describeFigure, sumUsage } from "../usage.js";
+import { describeFigure, describeTokens, sumUsage } from "../usage.js";
 import { duration, esc, score, shortId, signed } from "./html.js";
 import { LEGEND_STATUSES, statusStyle } from "./palette.js";
 
@@ -15,10 +15,6 @@ export function statusLegend(): string {
 
 const money = (value: number) => `$${value.toFixed(4)}`;
 
-function tokens(view: UsageView): string {
-  const total = { known: view.input.known + view.output.known, reported: Math.min(view.input.reported, view.output.reported), sources: view.input.sources };
-  return describeFigure(total);
-}
 
 export function summary(data: ReportData): string {
   const { run, test } = data;
@@ -31,7 +27,7 @@ export function summary(data: ReportData): string {
     ["sealed test", test ? `base ${score(test.base.score)} → final ${score(test.final.score)}${delta}` : `<span class="muted">not scored yet (scored once, when the run ends)</span>`],
     ["rollouts", `${run.rollouts.ran} run · ${run.rollouts.cached} reused`],
     ["running time", duration(run.elapsedSeconds * 1000)],
-    ["tokens · cost", `${tokens(total)} · ${describeFigure(total.costUsd, money)}`],
+    ["tokens · cost", `${describeTokens(total)} · ${describeFigure(total.costUsd, money)}`],
   ];
   return `<div class="cards">${cards.map(([title, body]) => `<div class="card"><div class="card-title">${title}</div><div class="card-body">${body}</div></div>`).join("")}</div>`;
 }
@@ -47,7 +43,7 @@ export function stepsTable(steps: StepView[]): string {
       `<td>${statusBadge(step.status, step.repaired)}</td>` +
       `<td class="num">${score(step.scores.candidate)}</td><td class="num">${score(step.scores.accepted)}</td>` +
       `<td class="num">${decision}</td><td class="num">${score(step.scores.batch)}</td><td class="num">${score(step.scores.screening)}</td>` +
-      `<td class="num">${step.rollouts.ran} / ${step.rollouts.cached}</td><td class="num">${tokens(usage)}</td><td class="num">${duration(step.durationMs)}</td>` +
+      `<td class="num">${step.rollouts.ran} / ${step.rollouts.cached}</td><td class="num">${describeTokens(usage)}</td><td class="num">${duration(step.durationMs)}</td>` +
       `<td class="reason">${esc(step.reason)}${step.summary !== step.reason ? `<div class="muted">${esc(step.summary)}</div>` : ""}</td></tr>`
     );
   });
