@@ -2,7 +2,7 @@
  * `hermit train --executor redis://…` with real `hermit worker` processes and a real Redis:
  * the bundled example gives the same history as in-process with every rollout run on the two
  * workers, each counted once; a worker killed with kill -9 mid-rollout has that rollout run
- * again on another worker.
+ * again on another worker; a Trainer killed with kill -9 mid-batch is resumed on the queue.
  */
 import { spawn } from "node:child_process";
 import { readFile, readdir, writeFile } from "node:fs/promises";
@@ -15,13 +15,14 @@ import { noRedis, startRedis, startWorker, type TestRedis, type TestWorker } fro
 const examples = join(repoRoot, "examples");
 const sleepTask = join(import.meta.dirname, "fixtures", "sleep-task.ts");
 
-function train(args: string[], cwd = repoRoot): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function train(args: string[], cwd = repoRoot, started?: (pid: number) => void): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(repoRoot, "dist", "cli.js"), "train", "--json", ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    started?.(child.pid!);
     child.on("exit", (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -119,5 +120,25 @@ describe.skipIf(skipBecause(noRedis))("hermit train --executor redis:// with her
     expect(second.log()).toMatch(/running killed step 1 train\/t0 /);
     const record = JSON.parse(await readFile(join(JSON.parse(result.stdout).runDir, "run.json"), "utf8"));
     expect(record.rollouts.ran).toBe(recorded.length);
+  }, 180_000);
+
+  it("a Trainer killed with kill -9 mid-batch: --resume on the queue completes the run, each rollout recorded once", async () => {
+    const dir = await tempDir();
+    const worker = await startWorker(redis.url, ["--concurrency", "2", "--queue", "resume"]);
+    workers.push(worker);
+    const runsDir = join(dir, "runs");
+    const common = ["--runs-dir", runsDir, "--executor", `${redis.url}?queue=resume`];
+    let pid = 0;
+    const first = train(["--adapter", exampleAdapter, "--template", exampleTemplate, "--task", sleepTask, "--task-option", "train=8", "--evolver", "noop", "--steps", "1", "--accept", "always", "--run-id", "resumed", ...common], repoRoot, (started) => (pid = started));
+    await worker.waitFor(/resumed step 1 train\/t\d trial 0: ok[\s\S]*resumed step 1 train\/t\d trial 0: ok/);
+    process.kill(pid, "SIGKILL");
+    expect((await first).code).toBeNull();
+    const resumed = await train(["--resume", "resumed", ...common]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout).status).toBe("completed");
+    const recorded = await lines(join(runsDir, "resumed"));
+    const ok = recorded.filter((line) => line.status === "ok");
+    expect(new Set(ok.map(keyOf)).size).toBe(ok.length);
+    expect(ok.filter((line) => line.split === "train")).toHaveLength(8);
   }, 180_000);
 });
