@@ -11,6 +11,7 @@ import { builtinTasks } from "./tasks/index.js";
 import { combineObservers } from "./train/observers.js";
 import type { PluginCatalog } from "./train/plugins.js";
 import { train as runTraining, type TrainOptions, type TrainResult } from "./train/loop/trainer.js";
+import { planTraining, type TrainPlan } from "./train/loop/plan.js";
 
 export const builtinPlugins: PluginCatalog = { task: builtinTasks, evolver: builtinEvolvers, executor: builtinExecutors };
 
@@ -23,4 +24,9 @@ export const builtinPlugins: PluginCatalog = { task: builtinTasks, evolver: buil
  */
 export function train(options: TrainOptions): Promise<TrainResult> {
   return runTraining({ ...options, observers: combineObservers(reportObserver(), options.observers) }, builtinPlugins);
+}
+
+/** `train --dry-run`: every input checked, the plan and what can be estimated; nothing written or run. */
+export function planTrain(options: TrainOptions): Promise<TrainPlan> {
+  return planTraining(options, builtinPlugins);
 }

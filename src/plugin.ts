@@ -42,6 +42,8 @@ export type {
   TaskInstance,
   Usage,
 } from "./train/types.js";
+export type { LearnerModel, LearnerResult, GenerateRequest } from "./models/client.js";
+export type { TokenUsage } from "./models/usage.js";
 export type { Issue } from "./check/types.js";
 export type { RepairAction } from "./check/repair.js";
 export type { Session, SessionOptions } from "./runtime/session.js";

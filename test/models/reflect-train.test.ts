@@ -171,6 +171,33 @@ describe("hermit train --evolver reflect (CLI, stub model)", () => {
     expect(JSON.parse(await readFile(join(stepDir, "step.json"), "utf8")).screening).toMatchObject({ passed: false, instances: 8 });
   }, 240_000);
 
+  it("--dry-run checks the inputs and prints the plan; nothing is written, no call is made", async () => {
+    stub = await startStubProvider([{ text: answer(LEARNED) }]);
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const run = await hermit([...baseArgs(runsDir, "planned", stub), "--steps", "3", "--max-cost-usd", "learning=0.5", "--dry-run"], { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status, run.stderr).toBe(0);
+    const plan = JSON.parse(run.stdout);
+    expect(plan).toMatchObject({
+      task: "wordcount",
+      evolver: "reflect",
+      steps: 3,
+      splits: { train: 8, val: 6, test: 8 },
+      perStep: { acting: 8, screening: 8, validation: 6 },
+      screen: true,
+      firstValidation: 6,
+      finalTest: 16,
+      maxRollouts: 3 * 22 + 6 + 16,
+      learner: { model: "openai:gpt-5-mini", baseUrl: `${stub.url}/v1`, key: "OPENAI_API_KEY", price: { input: 0.25, output: 2 }, costKnown: true },
+      budgets: { maxCostUsd: { learning: 0.5 } },
+    });
+    expect(await stat(runsDir).catch(() => undefined)).toBeUndefined();
+    expect(stub.requests).toHaveLength(0);
+    const missing = await hermit([...baseArgs(runsDir, "planned", stub), "--dry-run"], {}, dir);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/set OPENAI_API_KEY/);
+  }, 60_000);
+
   it("a missing key is a usage error naming the variable, before anything is written", async () => {
     stub = await startStubProvider([{ text: answer(LEARNED) }]);
     const dir = await tempDir();

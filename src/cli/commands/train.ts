@@ -3,7 +3,7 @@
  * result out. The work is in `src/train/`.
  */
 import type { Command } from "commander";
-import { ExitCode } from "../../errors.js";
+import { ExitCode, HermitError } from "../../errors.js";
 import { formatList, formatShow, formatTrain, trainJson } from "./train-format.js";
 import type { CommandRegistration } from "../program.js";
 import { addSettingFlags, settingsFromFlags } from "../setting-flags.js";
@@ -11,6 +11,7 @@ import { addSettingFlags, settingsFromFlags } from "../setting-flags.js";
 
 interface TrainFlags {
   config?: string;
+  dryRun?: boolean;
   resume?: string;
   json?: boolean;
   [key: string]: unknown;
@@ -30,12 +31,19 @@ export const register: CommandRegistration = (program: Command, run) => {
     )
     .option("--config <file>", "YAML file with the settings below (relative paths are relative to it)")
     .option("--resume <run-id>", "continue a run after a crash (or with more --steps) from its last committed step")
-    .option("--json", "print one JSON document: { run, status, runDir, acceptedCommit, finalTag, steps, … }");
+    .option("--dry-run", "check every input (settings, plugins, splits, the learner's key and price) and print the plan — splits, rollouts per step, steps, budgets — and what can be estimated; write and run nothing")
+    .option("--json", "print one JSON document: { run, status, runDir, acceptedCommit, finalTag, steps, usage, … }");
   const attributes = addSettingFlags(command);
   command.action(async (flags: TrainFlags) =>
     run(Boolean(flags.json), async () => {
-      const [{ train }, { createProgress }] = await Promise.all([import("../../builtins.js"), import("../../train/progress.js")]);
+      const [{ train, planTrain }, { createProgress }] = await Promise.all([import("../../builtins.js"), import("../../train/progress.js")]);
       const settings = settingsFromFlags(flags, attributes);
+      if (flags.dryRun) {
+        if (flags.resume) throw new HermitError("USAGE", "--dry-run plans a new run; it does not take --resume");
+        const { formatPlan } = await import("../../train/loop/plan.js");
+        const plan = await planTrain({ ...settings, config: flags.config, source: "flags" });
+        return { exitCode: ExitCode.ok, json: plan, text: formatPlan(plan) };
+      }
       const stop = stopOnInterrupt();
       try {
         const result = await train({ ...settings, config: flags.config, resume: flags.resume, source: "flags", progress: createProgress(), signal: stop.signal });

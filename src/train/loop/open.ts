@@ -76,13 +76,22 @@ export async function openTraining(input: OpenInput, catalog: PluginCatalog, pro
     progress.note(`resuming run ${opened.state.run.run} after step ${opened.state.run.lastStep}`);
     return { opened, ...prepared! };
   }
-  const specifiers = { task: resolveOne(layers, "task"), evolver: resolveOne(layers, "evolver") } as Partial<TrainSettings>;
-  const plugins = await openPlugins(specifiers, objects, input.cwd, catalog);
-  const settings = resolveSettings(layers, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
-  const prepared = await preparePlugins(plugins, settings);
-  const opened = await createRun(settings, { task: describe(settings.task, plugins.task), evolver: describe(settings.evolver, plugins.evolver) });
+  const { settings, prepared } = await prepareNewRun(input, catalog, layers);
+  const opened = await createRun(settings, { task: describe(settings.task, prepared.task), evolver: describe(settings.evolver, prepared.evolver) });
   progress.note(`run ${opened.state.run.run} in ${opened.paths.dir}`);
   return { opened, ...prepared };
+}
+
+/**
+ * A new run's settings and plugins, every input checked (options, splits, the learner's key and
+ * price), with nothing written: what `openTraining` starts from, and what `--dry-run` plans.
+ */
+export async function prepareNewRun(input: OpenInput, catalog: PluginCatalog, given?: SettingsLayer[]): Promise<{ settings: TrainSettings; prepared: Omit<OpenedTraining, "opened"> }> {
+  const layers = given ?? (await settingsLayers(input));
+  const specifiers = { task: resolveOne(layers, "task"), evolver: resolveOne(layers, "evolver") } as Partial<TrainSettings>;
+  const plugins = await openPlugins(specifiers, { task: input.task, evolver: input.evolver }, input.cwd, catalog);
+  const settings = resolveSettings(layers, { cwd: input.cwd, plugins: schemas(plugins), known: { hosts: HOST_IDS } });
+  return { settings, prepared: await preparePlugins(plugins, settings) };
 }
 
 async function openPlugins(
