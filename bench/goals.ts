@@ -78,6 +78,12 @@ export const GOALS = {
     text: "no goal: the report's share of a step",
     bench: "train",
   },
+  "learner-step": {
+    measure: "one `reflect` step, the model answering at once (prompt building, the SDK client, parsing, recording) / one `noop` step on the same context",
+    on: "wall",
+    text: "no goal: the learner's overhead beyond the model call (printed in ms)",
+    bench: "learner",
+  },
   "serve-p50": {
     measure: "`hermit serve` p50 round trip / minimal SDK server",
     max: 1.2,
