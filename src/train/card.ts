@@ -6,7 +6,8 @@ import { SETTINGS } from "./settings/table.js";
 import { basename, isAbsolute } from "node:path";
 import type { Evaluation, RunRecord, StepRecord } from "./records.js";
 import type { FileMap } from "./store.js";
-import { describeUsage } from "./usage.js";
+import { describeTotals, describeUsage, emptyUsage, mergeUsage } from "./usage.js";
+import { evolverUsage } from "./learner.js";
 import { describeAdapterUse } from "./adapter-use.js";
 
 export interface FileChange {
@@ -88,6 +89,7 @@ export function renderCard(input: CardInput): string {
     `| rollouts | ${run.rollouts.ran} run, ${run.rollouts.cached} reused from the cache |`,
     `| tokens in / out | ${describeUsage(run.usage, "inputTokens")} / ${describeUsage(run.usage, "outputTokens")} |`,
     `| cost | ${describeUsage(run.usage, "costUsd")} |`,
+    ...(s.learnerModel !== undefined ? [`| learner | \`${cell(s.learnerModel)}\`: ${describeTotals(steps.reduce((sum, step) => mergeUsage(sum, evolverUsage(step.evolver)), emptyUsage()))} |`] : []),
     ...actingRow(run),
     "",
     "## Test split (sealed, scored once)",

@@ -138,6 +138,7 @@ describe("hermit train --evolver reflect (CLI, stub model)", () => {
     expect(show.stdout).toContain("learner: openai:gpt-5-mini");
     expect(show.stdout).toMatch(/learning 3000 in \/ 400 out tokens, cost \$0\.001[56]/);
     expect(show.stdout).toMatch(/acting unknown \(not reported\) in/);
+    expect(await readFile(join(runDir, "CARD.md"), "utf8")).toMatch(/\| learner \| `openai:gpt-5-mini`: 3000 in \/ 400 out tokens, cost \$0\.001[56] \|/);
   }, 240_000);
 
   it("examples/train-reflect.yaml runs as documented, the learner pointed at the stub", async () => {
@@ -197,6 +198,27 @@ describe("hermit train --evolver reflect (CLI, stub model)", () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/set OPENAI_API_KEY/);
   }, 60_000);
+
+  it("a provider 500 on every attempt fails the step and the run goes on; a 429 is retried (--learner-retries)", async () => {
+    // Round-robin: step 1 proposes ADAPTER.md (its call fails), step 2 the next component, the verify-output skill.
+    const skill = "---\nname: verify-output\ndescription: Check a computed word count before reporting it. Use after counting words in a file.\n---\n# Verify output\n\nDo not count anything inside fenced code blocks.\nLeave HTML comments out of the count.\n";
+    stub = await startStubProvider([{ status: 500 }, { status: 500 }, { status: 429, retryAfterMs: 50 }, { text: answer(skill) }]);
+    const dir = await tempDir();
+    const runsDir = join(dir, "runs");
+    const run = await hermit([...baseArgs(runsDir, "flaky", stub), "--steps", "2", "--learner-retries", "1", "--screen", "off"], { OPENAI_API_KEY: KEY }, dir);
+    expect(run.status, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(json.status).toBe("completed");
+    expect(json.steps.map((step: { status: string }) => step.status)).toEqual(["failed", "accepted"]);
+    expect(json.steps[1].summary).toMatch(/^rewrote skills\/verify-output\/SKILL\.md/);
+    expect(json.steps[0].summary).toMatch(/the learner model failed: .*HTTP 500.*\(gave up after 2 attempts\)/);
+    const [failed] = await callRecords(join(runsDir, "flaky"), 1);
+    expect(failed).toMatchObject({ status: "error", attempts: [{ status: 500 }, { status: 500 }] });
+    const [retried] = await callRecords(join(runsDir, "flaky"), 2);
+    expect(retried).toMatchObject({ status: "ok", attempts: [{ status: 429 }, { status: 200 }] });
+    // The failed call reported nothing: the learning usage is a lower bound, with the reason.
+    expect(json.usage.learning.inputTokens).toMatchObject({ value: null, reason: "1 of 2 sources did not report token counts" });
+  }, 300_000);
 
   it("a missing key is a usage error naming the variable, before anything is written", async () => {
     stub = await startStubProvider([{ text: answer(LEARNED) }]);
