@@ -14,7 +14,7 @@ import type { RemoteExecutorSetup, RolloutExecutor, RolloutJob } from "../../tra
 import type { RolloutRecord } from "../../train/types.js";
 import { connected, queueTarget, type QueueTarget } from "./connection.js";
 import { packAdapter, unpackEvidence } from "./files.js";
-import { JOB_NAME, jobData, jobIdFor, missingRecord, recordFromResult, resultProblem, ticketFor, type JobTicket, type PackedFile, type RolloutJobResult } from "./protocol.js";
+import { JOB_NAME, jobData, jobIdFor, missingRecord, recordFromResult, resultProblem, ticketFor, type JobTicket, type RolloutJobResult } from "./protocol.js";
 
 export interface QueueExecutorOptions extends RemoteExecutorSetup {
   /** How often pending jobs are looked at (default 2 s). */
@@ -33,9 +33,13 @@ interface Pending {
   /** The job was added (its data is in `data` for a re-add). */
   added?: Promise<void>;
   settling?: boolean;
+  /** When the watchdog last looked at its job. */
+  lookedAt?: number;
 }
 
 const KEEP_FINISHED = { age: 24 * 3600 };
+/** Jobs the watchdog looks at per tick. */
+const WATCH_BATCH = 32;
 
 export async function createQueueExecutor(options: QueueExecutorOptions): Promise<RolloutExecutor> {
   const target = queueTarget(options.url);
@@ -52,7 +56,7 @@ export async function createQueueExecutor(options: QueueExecutorOptions): Promis
 
 class QueueExecutor implements RolloutExecutor {
   private readonly pending = new Map<string, Pending>();
-  private readonly snapshots = new Map<string, Promise<PackedFile[]>>();
+  private readonly snapshots = new Map<string, Promise<string>>();
   private readonly timer: NodeJS.Timeout;
   private lastContact = Date.now();
   private watching = false;
@@ -163,7 +167,10 @@ class QueueExecutor implements RolloutExecutor {
     if (this.watching || this.pending.size === 0) return;
     this.watching = true;
     try {
-      await answerWithin(Promise.all([...this.pending.keys()].map((id) => this.look(id))), 10_000);
+      // A bounded round each tick, the longest unseen first: the check stays cheap with many jobs pending.
+      const due = [...this.pending.values()].sort((x, y) => (x.lookedAt ?? 0) - (y.lookedAt ?? 0)).slice(0, WATCH_BATCH);
+      for (const entry of due) entry.lookedAt = Date.now();
+      await answerWithin(Promise.all(due.map((entry) => this.look(entry.id))), 10_000);
     } catch (error) {
       const silentMs = Date.now() - this.lastContact;
       if (silentMs > (this.options.unreachableAfterMs ?? 120_000)) {

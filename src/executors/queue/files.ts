@@ -7,31 +7,47 @@
  */
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { walkTree } from "../../adapter/tree.js";
 import { HermitError } from "../../errors.js";
 import type { VersionStore } from "../../train/store.js";
-import type { PackedFile } from "./protocol.js";
+import { packedFilesProblem, type PackedFile } from "./protocol.js";
 
 /** Evidence beyond this many bytes is left on the worker and listed as dropped. */
 export const EVIDENCE_LIMIT_BYTES = 32 * 1024 * 1024;
 
-/** Every file of the adapter directory `dir` (as the store records one: `walkTree`). */
-export async function packAdapter(dir: string): Promise<PackedFile[]> {
+/** Every file of the adapter directory `dir` (as the store records one: `walkTree`), as a job carries them: gzipped JSON, base64. */
+export async function packAdapter(dir: string): Promise<string> {
   const { files } = await walkTree(dir);
-  return Promise.all(
+  const packed = await Promise.all(
     files.map(async (file) => {
       const absolute = join(dir, file.path);
       const [bytes, info] = await Promise.all([readFile(absolute), lstat(absolute)]);
       return { path: file.path, mode: info.mode & 0o111 ? ("100755" as const) : ("100644" as const), data: bytes.toString("base64") };
     }),
   );
+  return gzipSync(JSON.stringify(packed)).toString("base64");
+}
+
+/** The files of a packed adapter; RUN_INVALID when it is not one (or a path is unsafe). */
+function unpackFiles(packed: string): PackedFile[] {
+  let files: unknown;
+  try {
+    files = JSON.parse(gunzipSync(Buffer.from(packed, "base64")).toString("utf8"));
+  } catch {
+    throw new HermitError("RUN_INVALID", "the job's adapter snapshot is not gzipped JSON: refused");
+  }
+  const problem = packedFilesProblem(files, "the adapter snapshot");
+  if (problem) throw new HermitError("RUN_INVALID", `${problem}: refused`);
+  return files as PackedFile[];
 }
 
 /**
  * Write `files` into `store` and export them to `dir`, when they make exactly `tree`; else
  * RUN_INVALID (a snapshot that is not the version its job names is never run).
  */
-export async function unpackAdapter(store: VersionStore, tree: string, files: PackedFile[], dir: string): Promise<void> {
+export async function unpackAdapter(store: VersionStore, tree: string, packed: string, dir: string): Promise<void> {
+  const files = unpackFiles(packed);
   const map = new Map<string, { oid: string; mode: string }>();
   for (const file of files) map.set(file.path, { oid: await store.writeBlob(Buffer.from(file.data, "base64")), mode: file.mode });
   const written = await store.writeFileMap(map);

@@ -41,8 +41,11 @@ export interface RolloutJobData {
   task: { specifier: string };
   /** The run's actor settings, resolved on the worker with its own API keys (none travel in the job). */
   actor?: ActorFields;
-  /** The files of `job.key.tree`; the worker checks they hash to that tree before running anything. */
-  adapter: PackedFile[];
+  /**
+   * The files of `job.key.tree` (`PackedFile[]` as gzipped JSON, base64): decoded only by a worker
+   * that has not unpacked that tree yet, which checks they hash to it before running anything.
+   */
+  adapter: string;
 }
 
 /** How the rollout ended, as the worker ran it (`runWithRetries`). */
@@ -98,7 +101,7 @@ export function jobDataProblem(value: unknown): string | undefined {
   if (!isObject(task) || typeof task.specifier !== "string") return "the job names no task";
   if (!isObject(job) || !isObject(job.key) || typeof job.key.tree !== "string" || !isObject(job.instance)) return "the job has no rollout";
   if (keyString(job.key as unknown as RolloutJob["key"]) !== ticket.key) return "the job's rollout is not the one its ticket names";
-  return packedFilesProblem(value.adapter, "the adapter snapshot");
+  return typeof value.adapter === "string" ? undefined : "the job has no adapter snapshot";
 }
 
 const sameTicket = (a: JobTicket, b: unknown) => isObject(b) && a.run === b.run && a.step === b.step && a.key === b.key;
@@ -149,7 +152,7 @@ export function missingRecord(job: RolloutJob, error: string): RolloutRecord {
 }
 
 /** The job's data; `instance` as the Trainer holds it. */
-export function jobData(ticket: JobTicket, job: RolloutJob, task: RolloutJobData["task"], actor: ActorFields | undefined, adapter: PackedFile[]): RolloutJobData {
+export function jobData(ticket: JobTicket, job: RolloutJob, task: RolloutJobData["task"], actor: ActorFields | undefined, adapter: string): RolloutJobData {
   const { adapterDir: _adapterDir, evidenceDir: _evidenceDir, id: _id, ...rest } = job;
   return { format: JOB_FORMAT, ticket, job: { ...rest, instance: rest.instance as TaskInstance }, task, ...(actor ? { actor } : {}), adapter };
 }
