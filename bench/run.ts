@@ -1,6 +1,8 @@
 /**
  * `npm run bench`: every benchmark in sequence (or those named on the command line), then one
  * line per speed goal (bench/goals.ts) with its measured ratio, or that it was not measured.
+ * Run with the `jiti` CLI, not `node --import jiti/register`: under Node 20's loader hooks, a
+ * CommonJS package the model layer loads (`ai` → `@vercel/oidc`) fails to `require` its files.
  */
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";

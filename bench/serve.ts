@@ -9,7 +9,7 @@
  * on PATH): the same tool written in Python (examples/file_adapter_py) against the TypeScript
  * one, both through `hermit serve`, the same way.
  *
- *   node --import jiti/register bench/serve.ts   (env: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS)
+ *   npx jiti bench/serve.ts   (env: BENCH_CALLS, BENCH_CONCURRENCY, BENCH_ROUNDS)
  */
 import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
