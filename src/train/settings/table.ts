@@ -84,7 +84,7 @@ export const SETTINGS = {
   }),
   runId: optional(runId, { group: "run", resumable: false, defaultText: "a timestamp", help: "the run's name (letters, digits, '.', '_', '-'); a name the store already holds steps of is refused" }),
   seed: withDefault(integer(0), { group: "run", resumable: false, default: 0, help: "seeds batch sampling and the Evolver's tie-breaks" }),
-  concurrency: withDefault(integer(1), { group: "run", resumable: true, default: 4, help: "rollouts run in parallel (one queue for the whole run)" }),
+  concurrency: withDefault(integer(1), { group: "run", resumable: true, default: 4, help: "rollouts run in parallel in this process (one queue for the whole run); with --executor redis://… each worker's own --concurrency applies" }),
   executor: withDefault(executorUrl, {
     group: "run",
     resumable: true,
