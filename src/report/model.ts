@@ -9,6 +9,7 @@ import { buildHeatmaps, type HeatStep } from "./heatmap.js";
 import { commandLine, reproduceCommands } from "./reproduce.js";
 import type { FileDiff, LineageNode, ReportData, StepView, UsageView } from "./types.js";
 import { addSource, budgets, emptyUsageView, sumUsage } from "./usage.js";
+import { addAdapterUse, emptyAdapterUse } from "../train/adapter-use.js";
 
 /** One committed step with what the store says about it. */
 export interface ReportStep {
@@ -60,6 +61,8 @@ export function buildReport(input: ReportInput): ReportData {
   const learning = sumUsage(steps.map((step) => step.usage.learning));
   const total = sumUsage([acting, learning]);
   const settings = run.settings;
+  const adapterUse = input.rollouts.reduce((sum, record) => addAdapterUse(sum, record.adapterUse), emptyAdapterUse());
+  const actedThroughHost = settings.actorHost !== undefined || adapterUse.rollouts > 0;
   return {
     format: "hermit-report",
     formatVersion: 1,
@@ -107,6 +110,7 @@ export function buildReport(input: ReportInput): ReportData {
       ...(run.final ? { final: { tree: run.final.test.final.tree } } : {}),
     }),
     usage: { acting, learning, budgets: budgets({ settings, rolloutsRan: run.rollouts.ran, elapsedSeconds: run.elapsedSeconds, total, acting, learning }) },
+    ...(actedThroughHost ? { acting: { ...(settings.actorHost ? { host: settings.actorHost } : {}), ...(settings.actorModel ? { model: settings.actorModel } : {}), adapterUse } } : {}),
     notes: input.notes,
   };
 }

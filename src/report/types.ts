@@ -2,6 +2,7 @@
  * The run report's data: what the page shows and what `hermit report --json` prints, one
  * document. Plain data, built by `buildReport` from a run's records and its Git store.
  */
+import type { AdapterUseTotals } from "../train/adapter-use.js";
 
 /** A usage figure summed over sources that may not all have reported it. Never a silent zero. */
 export interface UsageFigure {
@@ -160,6 +161,8 @@ export interface ReportData {
   lineage: LineageNode[];
   heatmaps: Heatmap[];
   usage: { acting: UsageView; learning: UsageView; budgets: BudgetView[] };
+  /** For a run whose task acted through a host: who acted, and whether the host used the adapter over every rollout. */
+  acting?: { host?: string; model?: string; adapterUse: AdapterUseTotals };
   /** What the report could not show, and why (a missing store, unreadable records). */
   notes: string[];
 }

@@ -77,6 +77,8 @@ describe.sequential("hermit train with Claude Code acting", () => {
 
       const card = await readFile(join(runDir, "CARD.md"), "utf8");
       expect(card).toContain("| acting | claude-code on anthropic:claude-sonnet-4-5; adapter used in 3 of 7 acted rollouts (tool run_tests 3) |");
+      const report = await readFile(join(runDir, "report.html"), "utf8");
+      expect(report).toContain("Acting: claude-code on anthropic:claude-sonnet-4-5; adapter used in 3 of 7 acted rollouts (tool run_tests 3).");
 
       const shown = await hermit(["runs", "show", "acting", "--runs-dir", "runs", "--rollouts"], dir);
       expect(shown.status, shown.stderr).toBe(0);

@@ -1,5 +1,6 @@
 /** The report's text sections as HTML (pure): summary, steps table, usage and budgets, provenance. */
 import type { BudgetView, ReportData, StepView, UsageFigure, UsageView } from "../types.js";
+import { describeAdapterUse } from "../../train/adapter-use.js";
 import { describeFigure, describeTokens, sumUsage } from "../usage.js";
 import { duration, esc, score, shortId, signed } from "./html.js";
 import { LEGEND_STATUSES, statusStyle } from "./palette.js";
@@ -77,8 +78,12 @@ export function usageSection(data: ReportData): string {
     figureRow("total", sumUsage([acting, learning])) +
     `</tbody></table>` +
     `<p class="muted">A figure no source reported is <em>unknown</em>; when only some reported it, the sum is a lower bound (≥). Missing usage is never counted as 0.</p>`;
+  const who = data.acting ? `${data.acting.host ?? "a host"}${data.acting.model ? ` on ${data.acting.model}` : ""}` : "";
+  const acted = data.acting
+    ? `<p class="acting">Acting: ${esc(who)}; ${esc(describeAdapterUse(data.acting.adapterUse) ?? "no rollout left adapter-use evidence")}.</p>`
+    : "";
   const budgetTable = budgets.length > 0 ? `<h3>Budgets</h3><table class="budgets"><tbody>${budgets.map(budgetRow).join("")}</tbody></table>` : `<p class="muted">No budget was set besides the number of steps.</p>`;
-  return table + budgetTable;
+  return table + acted + budgetTable;
 }
 
 export function provenanceSection(data: ReportData): string {
