@@ -1,6 +1,7 @@
-/** The pure parts of acting's records: usage over a rollout's attempts, adapter use summed and described. */
+/** The pure parts of acting's records: usage over a rollout's attempts, adapter use summed and described, carried by a queue worker's result. */
 import { describe, expect, it } from "vitest";
 import { addAdapterUse, describeAdapterUse, describeRolloutUse, emptyAdapterUse } from "../../src/train/adapter-use.js";
+import { RESULT_FORMAT, recordFromResult, resultProblem } from "../../src/executors/queue/protocol.js";
 import { attemptsUsage } from "../../src/train/usage.js";
 
 describe("usage over a rollout's attempts", () => {
@@ -29,5 +30,38 @@ describe("adapter use over rollouts", () => {
     expect(describeRolloutUse(undefined)).toBe("no evidence");
     expect(describeRolloutUse({ skillsRead: [], toolsCalled: [], used: false })).toBe("not used");
     expect(describeRolloutUse({ skillsRead: ["fix"], toolsCalled: ["run_tests"], used: true })).toBe("used (skills: fix; tools: run_tests)");
+  });
+});
+
+describe("a queue worker's result carries the acting evidence", () => {
+  const ticket = { run: "r", step: 1, key: "k" };
+  const job = {
+    id: "k",
+    key: { tree: "t", split: "train" as const, instance: "a", instanceHash: "h", task: "fix-tests", trial: 0 },
+    instance: { id: "a" },
+    adapterDir: "/a",
+    evidenceDir: "/e",
+    step: 1,
+    split: "train" as const,
+    timeoutMs: 1000,
+    retries: 0,
+    seed: 0,
+    taskOptions: {},
+  };
+  const result = (outcome: Record<string, unknown>) => ({
+    format: RESULT_FORMAT,
+    ticket,
+    worker: "w:1",
+    outcome: { status: "ok", score: 1, durationMs: 5, attempts: 1, ...outcome },
+    evidence: { files: [], dropped: [] },
+  });
+
+  it("keeps adapter use and why usage is unknown in the record, and refuses them malformed", () => {
+    const use = { skillsRead: [], toolsCalled: ["run_tests"], used: true };
+    const good = result({ adapterUse: use, usageUnknown: "codex reported no cost", usage: { inputTokens: 3 } });
+    expect(resultProblem(ticket, good)).toBeUndefined();
+    expect(recordFromResult(job, good as never)).toMatchObject({ adapterUse: use, usageUnknown: "codex reported no cost", usage: { inputTokens: 3 } });
+    expect(resultProblem(ticket, result({ adapterUse: { used: "yes" } }))).toMatch(/adapterUse must be/);
+    expect(resultProblem(ticket, result({ usageUnknown: 7 }))).toBe("its usageUnknown is not a string");
   });
 });

@@ -6,7 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { unsafePathReason } from "../../adapter/files.js";
-import { cleanUsage } from "../../train/rollouts/run-attempt.js";
+import type { AdapterUse } from "../../acting/types.js";
+import { checkAdapterUse, cleanUsage } from "../../train/rollouts/run-attempt.js";
 import type { ActorFields } from "../../train/actor.js";
 import type { RolloutJob } from "../../train/rollouts/executor.js";
 import { keyString } from "../../train/rollouts/key.js";
@@ -55,6 +56,8 @@ export interface RolloutOutcome {
   feedback?: string;
   error?: string;
   usage?: Usage;
+  usageUnknown?: string;
+  adapterUse?: AdapterUse;
   durationMs: number;
   attempts: number;
   retried?: string[];
@@ -120,7 +123,9 @@ export function resultProblem(expected: JobTicket, value: unknown): string | und
   if (outcome.status !== "ok" && score !== null) return `a ${outcome.status} outcome carries score ${String(score)}; a failed rollout has none`;
   if (typeof attempts !== "number" || !Number.isInteger(attempts) || attempts < 1) return "its attempts are not a whole number ≥ 1";
   if (typeof durationMs !== "number" || !(durationMs >= 0)) return "its duration is not a number ≥ 0";
-  for (const field of ["feedback", "error"] as const) if (outcome[field] !== undefined && typeof outcome[field] !== "string") return `its ${field} is not a string`;
+  for (const field of ["feedback", "error", "usageUnknown"] as const) if (outcome[field] !== undefined && typeof outcome[field] !== "string") return `its ${field} is not a string`;
+  const use = checkAdapterUse(outcome.adapterUse);
+  if (typeof use === "string") return `its ${use.replace(/^rollout /, "")}`;
   if (outcome.retried !== undefined && !(Array.isArray(outcome.retried) && outcome.retried.every((line) => typeof line === "string"))) return "its retried list is not strings";
   const evidence = value.evidence;
   if (!isObject(evidence) || (evidence.auditLog !== undefined && typeof evidence.auditLog !== "string")) return "its evidence is malformed";
@@ -129,8 +134,9 @@ export function resultProblem(expected: JobTicket, value: unknown): string | und
 
 /** The Trainer's record of a result (checked with `resultProblem`) for `job`. */
 export function recordFromResult(job: RolloutJob, result: RolloutJobResult): RolloutRecord {
-  const { status, score, feedback, error, usage, durationMs, attempts, retried } = result.outcome;
+  const { status, score, feedback, error, usage, usageUnknown, adapterUse, durationMs, attempts, retried } = result.outcome;
   const cleaned = cleanUsage(usage);
+  const use = checkAdapterUse(adapterUse);
   return {
     ...job.key,
     status,
@@ -140,6 +146,8 @@ export function recordFromResult(job: RolloutJob, result: RolloutJobResult): Rol
     ...(feedback !== undefined ? { feedback } : {}),
     ...(error !== undefined ? { error } : {}),
     ...(cleaned ? { usage: cleaned } : {}),
+    ...(usageUnknown !== undefined ? { usageUnknown } : {}),
+    ...(use && typeof use !== "string" ? { adapterUse: use } : {}),
     durationMs,
     evidenceDir: job.evidenceDir,
     ranAt: job.step,

@@ -104,9 +104,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.log(`hermit worker ${name}: running ${what}`);
     try {
       const record = await runWithRetries(task, servicesFor(data), stop.signal, { ...data.job, id: String(job.id), adapterDir, evidenceDir });
-      const { status, score, feedback, error, usage, durationMs, attempts, retried } = record;
+      const { status, score, feedback, error, usage, usageUnknown, adapterUse, durationMs, attempts, retried } = record;
       options.log(`hermit worker ${name}: ${what}: ${status}, score ${score ?? "none"}${error ? ` (${error})` : ""}`);
-      const outcome = { status, score, durationMs, attempts, ...(feedback !== undefined ? { feedback } : {}), ...(error !== undefined ? { error } : {}), ...(usage ? { usage } : {}), ...(retried ? { retried } : {}) };
+      const outcome = { status, score, durationMs, attempts, ...(feedback !== undefined ? { feedback } : {}), ...(error !== undefined ? { error } : {}), ...(usage ? { usage } : {}), ...(usageUnknown !== undefined ? { usageUnknown } : {}), ...(adapterUse ? { adapterUse } : {}), ...(retried ? { retried } : {}) };
       return { format: RESULT_FORMAT, ticket: data.ticket, worker: name, outcome, evidence: await packEvidence(evidenceDir, auditLogFor(evidenceDir)) };
     } finally {
       await rm(jobDir, { recursive: true, force: true });

@@ -150,8 +150,9 @@ async function executorFor(opening: OpenedTraining, catalog: PluginCatalog, prog
 
 /** The actor settings as plain data (no key: a worker reads its own from its environment). */
 function actorFields(settings: OpenedTraining["opened"]["settings"]): ActorFields {
-  const { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout } = settings;
-  return { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout };
+  // The price table's overrides travel too (a worker prices the actor's tokens as the Trainer would); the budgets stay with the Trainer.
+  const { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout, price } = settings;
+  return { actorHost, actorModel, actorBaseUrl, actorTimeout, actorMaxTurns, rolloutTimeout, ...(price ? { price } : {}) };
 }
 
 /**

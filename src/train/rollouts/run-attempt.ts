@@ -112,7 +112,8 @@ function checkFailed(failed: unknown, score: unknown): RolloutResult["failed"] |
 
 const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
 
-function checkAdapterUse(value: unknown): AdapterUse | undefined | string {
+/** The adapter-use evidence a task (or a worker) reported, or why it is malformed. */
+export function checkAdapterUse(value: unknown): AdapterUse | undefined | string {
   if (value === undefined) return undefined;
   const { skillsRead, toolsCalled, used } = (value ?? {}) as Record<string, unknown>;
   if (!strings(skillsRead) || !strings(toolsCalled) || typeof used !== "boolean") return "rollout adapterUse must be { skillsRead: string[], toolsCalled: string[], used: boolean }";
