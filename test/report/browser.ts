@@ -106,3 +106,12 @@ export async function pageFacts(page: Page) {
     };
   });
 }
+
+/**
+ * Open a step's block and wait for its diff: the page draws diffs in the block's `toggle`
+ * event, which fires after the click returns, so reading the block at once races it.
+ */
+export async function openStep(page: Page, id: string): Promise<void> {
+  await page.click(`#${id} > summary`);
+  await page.locator(`#${id} [data-files="diff"] > p`).waitFor({ state: "attached" });
+}

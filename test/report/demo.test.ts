@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { RunRecord, StepRecord } from "../../src/train/records.js";
 import { skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
-import { noChromium, openReport, pageFacts, screenshot, sectionShots } from "./browser.js";
+import { noChromium, openReport, openStep, pageFacts, screenshot, sectionShots } from "./browser.js";
 import { demoRun, reportCli } from "./runs.js";
 
 beforeAll(ensureBuilt, 180_000);
@@ -52,7 +52,7 @@ describe.skipIf(skipBecause(noChromium))("the README demo's report", () => {
       // Step 1 added a skill from the pool (its record's summary names it): the diff shows its lines.
       const added = /added skill (\S+)/.exec(steps[0]!.summary)?.[1];
       expect(added, steps[0]!.summary).toBeTruthy();
-      await opened.page.click("#step-1 > summary");
+      await openStep(opened.page, "step-1");
       const step1 = await opened.page.locator("#step-1").innerText();
       expect(step1).toContain(`skills/${added}/SKILL.md`);
       expect(step1).toContain(`+name: ${added}`);

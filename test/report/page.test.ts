@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
-import { noChromium, openReport, pageFacts, screenshot, sectionShots, type OpenedPage } from "./browser.js";
+import { noChromium, openReport, openStep, pageFacts, screenshot, sectionShots, type OpenedPage } from "./browser.js";
 import { cli, HOSTILE_FILE_LINE, HOSTILE_SUMMARY, interruptedRun, longRun, mixedRun, reportCli, type MadeRun } from "./runs.js";
 
 beforeAll(ensureBuilt, 180_000);
@@ -92,16 +92,16 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
 
       // Hostile text is shown as text: nothing ran, nothing was fetched (checked above for every page).
       expect(facts.rows[1].text).toContain(HOSTILE_SUMMARY);
-      await opened.page.click("#step-2 > summary");
+      await openStep(opened.page, "step-2");
       expect(await opened.page.locator("#step-2").innerText()).toContain(`+Be brief. ${HOSTILE_FILE_LINE}`);
       expect(await opened.page.evaluate("window.pwned")).toBeUndefined();
 
       // The diff of step 1 shows the line it added; step 3 shows its repair.
-      await opened.page.click("#step-1 > summary");
+      await openStep(opened.page, "step-1");
       const step1 = await opened.page.locator("#step-1").innerText();
       expect(step1).toContain("ADAPTER.md");
       expect(step1).toContain("+Check the result.");
-      await opened.page.click("#step-3 > summary");
+      await openStep(opened.page, "step-3");
       const step3 = await opened.page.locator("#step-3").innerText();
       expect(step3).toContain("delete notes.txt");
       expect(step3).toContain("notes.txt: outside the learnable paths");
@@ -153,7 +153,7 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
       expect(checked.facts.embedded.notes).toEqual([]);
       const validation = grid(checked.facts.heatmaps.find((map) => map.id === "validation")!.cells);
       expect(validation).toEqual(Array(3).fill(Array(4).fill("score")));
-      await checked.opened.page.click("#step-2 > summary");
+      await openStep(checked.opened.page, "step-2");
       expect(await checked.opened.page.locator("#step-2").innerText()).toContain("+Rule 2.");
     } finally {
       await checked.opened.close();
@@ -206,7 +206,7 @@ describe.skipIf(skipBecause(noChromium))("hermit report in a browser", () => {
         expect(column.filter((state) => state === "score")).toHaveLength(2);
         expect(column.filter((state) => state === "not-evaluated")).toHaveLength(2);
       }
-      await opened.page.click("#step-150 > summary");
+      await openStep(opened.page, "step-150");
       expect(await opened.page.locator("#step-150").innerText()).toContain("+Rule 150.");
     } finally {
       await opened.close();
