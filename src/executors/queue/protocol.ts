@@ -6,12 +6,11 @@
  */
 import { createHash } from "node:crypto";
 import { unsafePathReason } from "../../adapter/files.js";
-import type { AdapterUse } from "../../acting/types.js";
-import { checkAdapterUse, cleanUsage } from "../../train/rollouts/run-attempt.js";
+import { checkAdapterUse, cleanUsage, type AttemptResult } from "../../train/rollouts/run-attempt.js";
 import type { ActorFields } from "../../train/actor.js";
 import type { RolloutJob } from "../../train/rollouts/executor.js";
 import { keyString } from "../../train/rollouts/key.js";
-import type { RolloutRecord, RolloutStatus, TaskInstance, Usage } from "../../train/types.js";
+import type { RolloutRecord, RolloutStatus, TaskInstance } from "../../train/types.js";
 
 export const JOB_NAME = "rollout";
 export const JOB_FORMAT = "hermit-rollout-job/1";
@@ -50,15 +49,7 @@ export interface RolloutJobData {
 }
 
 /** How the rollout ended, as the worker ran it (`runWithRetries`). */
-export interface RolloutOutcome {
-  status: RolloutStatus;
-  score: number | null;
-  feedback?: string;
-  error?: string;
-  usage?: Usage;
-  usageUnknown?: string;
-  adapterUse?: AdapterUse;
-  durationMs: number;
+export interface RolloutOutcome extends AttemptResult {
   attempts: number;
   retried?: string[];
 }
