@@ -8,6 +8,7 @@
 import { realpath, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { GENERATED, type DeploymentReport } from "../deploy/record.js";
+import type { DeploymentSelector } from "../deploy/deployments.js";
 import { locateDeployment } from "../deploy/workspace.js";
 import { HermitError } from "../errors.js";
 import { AUDIT_LOG_ENV, readAuditLog } from "../runtime/audit-log.js";
@@ -26,8 +27,11 @@ import type { HostRecipe, Launch, ModelEndpoint } from "./recipes/types.js";
 import { startStubModel, type RecordedRequest, type StubModel } from "./stub-model.js";
 import { restoreWorkspace, snapshotWorkspace, type WorkspaceChanges, type WorkspaceBackup } from "./workspace-guard.js";
 
-export interface VerifyOptions {
-  /** The deployed workspace (holds `.hermit-deploy.json`). */
+export interface VerifyOptions extends DeploymentSelector {
+  /**
+   * The deployed workspace (holds `.hermit-deploy.json`, or the records of deploys with
+   * `--existing`; when it holds several, `host` and `name` pick one).
+   */
   workspace: string;
   /** The host executable; default: found on `PATH` (of `env`). */
   hostBin?: string;
@@ -122,9 +126,12 @@ export async function verifyWorkspace(options: VerifyOptions): Promise<VerifyRep
   const workspace = await realpath(resolve(options.workspace)).catch(() => {
     throw new HermitError("INPUT_NOT_FOUND", `${options.workspace}: workspace not found`, { path: options.workspace });
   });
-  // A deploy with --existing keeps its report under its own name; several of them: USAGE, listing them.
-  const names = (await locateDeployment(workspace).catch((error: HermitError) => {
-    if (error.code === "USAGE") throw error;
+  // A deploy with --existing keeps its report under its own name; several that `host` and `name`
+  // do not narrow to one: USAGE, listing them; none that they match: WORKSPACE_INVALID, listing them.
+  const selector = { host: options.host, name: options.name };
+  const selecting = selector.host !== undefined || selector.name !== undefined;
+  const names = (await locateDeployment(workspace, selector).catch((error: HermitError) => {
+    if (error.code === "USAGE" || selecting) throw error;
   }))?.names;
   const report = await readDeployment(workspace, names);
   const host = getHost(report.host);

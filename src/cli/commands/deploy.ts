@@ -98,7 +98,8 @@ export function formatStatus(status: WorkspaceStatus): string {
   return lines.join("\n");
 }
 
-const SELECT_HELP = {
+/** Help of `--host` and `--name`, which pick one deployment of a workspace that holds several. */
+export const SELECT_HELP = {
   host: "the deployment's host, when the workspace holds several (deploys with --existing)",
   name: "the deployment's adapter name, when the workspace holds several (deploys with --existing)",
 };

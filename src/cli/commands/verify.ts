@@ -7,6 +7,7 @@ import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
 import type { CommandRegistration } from "../program.js";
+import { SELECT_HELP } from "./deploy.js";
 
 const DEFAULT_TIMEOUT_SECONDS = 90;
 
@@ -29,12 +30,14 @@ export const register: CommandRegistration = (program: Command, run) => {
         "Exit 0 every guaranteed item discovered, 1 something missing, 2 bad input or host program not installed.",
     )
     .requiredOption("--workspace <dir>", "workspace deployed with `hermit deploy` (holds .hermit-deploy.json)")
+    .option("--host <host>", SELECT_HELP.host)
+    .option("--name <adapter>", SELECT_HELP.name)
     .option("--host-bin <path>", "the host executable to run (default: found on PATH)")
     .option("--timeout <duration>", "time limit of the host run (seconds, or 90s, 10m)", String(DEFAULT_TIMEOUT_SECONDS))
     .option("--exercise-tools", "also have the stub model call each adapter tool once, and check that the call reached hermit's server and its result came back to the model")
     .option("--keep", "keep the temporary home (with the recorded requests and the host output) and print its path")
     .option("--json", "print { host, hostVersion, passed, items: [{ kind, name, discovered, evidence, … }], … } as JSON")
-    .action(async (options: { workspace: string; hostBin?: string; timeout: string; keep?: boolean; exerciseTools?: boolean; json?: boolean }) =>
+    .action(async (options: { workspace: string; host?: string; name?: string; hostBin?: string; timeout: string; keep?: boolean; exerciseTools?: boolean; json?: boolean }) =>
       run(Boolean(options.json), async () => {
         const { verifyWorkspace } = await import("../../verify/verify.js");
         const { formatVerifyReport } = await import("../../verify/format.js");
@@ -51,6 +54,8 @@ export const register: CommandRegistration = (program: Command, run) => {
           const timeoutMs = seconds(options.timeout) * 1000;
           const report = await verifyWorkspace({
             workspace: options.workspace,
+            host: options.host,
+            name: options.name,
             ...(options.hostBin !== undefined ? { hostBin: options.hostBin } : {}),
             keep: Boolean(options.keep),
             exerciseTools: Boolean(options.exerciseTools),
