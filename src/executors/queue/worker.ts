@@ -21,10 +21,10 @@ import { runWithRetries } from "../../train/rollouts/local.js";
 import { localServices } from "../../train/rollouts/services.js";
 import { auditLogFor } from "../../train/run-dir.js";
 import { VersionStore } from "../../train/store.js";
-import type { Task } from "../../train/types.js";
+import type { RolloutRecord, Task } from "../../train/types.js";
 import { connected, queueTarget, type QueueTarget } from "./connection.js";
 import { packEvidence, unpackAdapter } from "./files.js";
-import { RESULT_FORMAT, jobDataProblem, type RolloutJobData, type RolloutJobResult } from "./protocol.js";
+import { RESULT_FORMAT, jobDataProblem, type RolloutJobData, type RolloutJobResult, type RolloutOutcome } from "./protocol.js";
 
 export interface WorkerOptions {
   /** The queue URL (`redis://host:port[/db][?queue=NAME]`). */
@@ -54,81 +54,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const target = queueTarget(options.url, options.queue);
   const name = `${hostname()}:${process.pid}`;
   const workDir = await mkdtemp(join(tmpdir(), "hermit-worker-"));
-  const store = await VersionStore.open(join(workDir, "trees.git"));
   const tasks = new TaskShelf(options);
-  const trees = new Map<string, Promise<string>>();
   const stop = new AbortController();
-
-  const adapterFor = (data: RolloutJobData): Promise<string> => {
-    const tree = data.job.key.tree;
-    let dir = trees.get(tree);
-    if (!dir) {
-      const target = join(workDir, "trees", tree);
-      dir = unpackAdapter(store, tree, data.adapter, target).then(() => target);
-      dir.catch(() => trees.delete(tree));
-      trees.set(tree, dir);
-    }
-    return dir;
-  };
-
-  // The actor's API key comes from this worker's environment, never from the job.
-  const actors = new Map<string, RolloutServices>();
-  const servicesFor = (data: RolloutJobData): RolloutServices => {
-    const key = JSON.stringify(data.actor ?? null);
-    let services = actors.get(key);
-    if (!services) {
-      try {
-        services = localServices(data.actor ? resolveActor(data.actor) : undefined);
-      } catch (error) {
-        throw new UnrecoverableError(`worker ${name}: cannot act as the run's actor: ${errorMessage(error)}`);
-      }
-      actors.set(key, services);
-    }
-    return services;
-  };
-
-  const processor = async (job: Job): Promise<RolloutJobResult> => {
-    const problem = jobDataProblem(job.data);
-    if (problem) throw new UnrecoverableError(`worker ${name} refused job ${job.id}: ${problem}`);
-    const data = job.data as RolloutJobData;
-    const what = `${data.ticket.run} step ${data.ticket.step} ${data.job.split}/${data.job.key.instance} trial ${data.job.key.trial}`;
-    const task = await tasks.get(data).catch((error: unknown) => {
-      options.log(`hermit worker ${name}: ${what}: ${errorMessage(error)}`);
-      throw new UnrecoverableError(`worker ${name}: ${errorMessage(error)}`);
-    });
-    const adapterDir = await adapterFor(data).catch((error: unknown) => {
-      throw new UnrecoverableError(`worker ${name}: ${errorMessage(error)}`);
-    });
-    const jobDir = await mkdtemp(join(workDir, "job-"));
-    const evidenceDir = join(jobDir, "evidence");
-    options.log(`hermit worker ${name}: running ${what}`);
-    try {
-      const record = await runWithRetries(task, servicesFor(data), stop.signal, { ...data.job, id: String(job.id), adapterDir, evidenceDir });
-      const { status, score, feedback, error, usage, usageUnknown, adapterUse, durationMs, attempts, retried } = record;
-      options.log(`hermit worker ${name}: ${what}: ${status}, score ${score ?? "none"}${error ? ` (${error})` : ""}`);
-      const outcome = { status, score, durationMs, attempts, ...(feedback !== undefined ? { feedback } : {}), ...(error !== undefined ? { error } : {}), ...(usage ? { usage } : {}), ...(usageUnknown !== undefined ? { usageUnknown } : {}), ...(adapterUse ? { adapterUse } : {}), ...(retried ? { retried } : {}) };
-      return { format: RESULT_FORMAT, ticket: data.ticket, worker: name, outcome, evidence: await packEvidence(evidenceDir, auditLogFor(evidenceDir)) };
-    } finally {
-      await rm(jobDir, { recursive: true, force: true });
-    }
-  };
-
-  const worker = new Worker(target.queue, processor, {
-    connection: target.connection,
-    concurrency: options.concurrency,
-    lockDuration: options.stallSeconds * 1000,
-    stalledInterval: options.stallSeconds * 1000,
-    maxStalledCount: 1,
-    autorun: false,
+  const processor = rolloutProcessor({
+    name,
+    workDir,
+    tasks,
+    adapterFor: adapterShelf(await VersionStore.open(join(workDir, "trees.git")), workDir),
+    servicesFor: actorServices(name),
+    signal: stop.signal,
+    log: options.log,
   });
-  // One line per distinct error: a Redis that is down fails every reconnect attempt the same way.
-  let lastError = "";
-  worker.on("error", (error) => {
-    const message = errorMessage(error);
-    if (message !== lastError) options.log(`hermit worker ${name}: queue error: ${message}`);
-    lastError = message;
-  });
-  worker.on("ready", () => (lastError = ""));
+  const worker = queueWorker(target, processor, options, name);
   try {
     await connected([worker], target);
   } catch (error) {
@@ -147,6 +84,115 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await rm(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The adapter directory of a job's version: unpacked (and checked against its tree id) once per tree. */
+function adapterShelf(store: VersionStore, workDir: string): (data: RolloutJobData) => Promise<string> {
+  const trees = new Map<string, Promise<string>>();
+  return (data) => {
+    const tree = data.job.key.tree;
+    let dir = trees.get(tree);
+    if (!dir) {
+      const target = join(workDir, "trees", tree);
+      dir = unpackAdapter(store, tree, data.adapter, target).then(() => target);
+      dir.catch(() => trees.delete(tree));
+      trees.set(tree, dir);
+    }
+    return dir;
+  };
+}
+
+/** The rollout services for a job's actor settings, one per distinct settings; the API key comes from this worker's environment, never from the job. */
+function actorServices(name: string): (data: RolloutJobData) => RolloutServices {
+  const actors = new Map<string, RolloutServices>();
+  return (data) => {
+    const key = JSON.stringify(data.actor ?? null);
+    let services = actors.get(key);
+    if (!services) {
+      try {
+        services = localServices(data.actor ? resolveActor(data.actor) : undefined);
+      } catch (error) {
+        throw new UnrecoverableError(`worker ${name}: cannot act as the run's actor: ${errorMessage(error)}`);
+      }
+      actors.set(key, services);
+    }
+    return services;
+  };
+}
+
+interface ProcessorParts {
+  name: string;
+  workDir: string;
+  tasks: TaskShelf;
+  adapterFor(data: RolloutJobData): Promise<string>;
+  servicesFor(data: RolloutJobData): RolloutServices;
+  signal: AbortSignal;
+  log(line: string): void;
+}
+
+/** What the worker does with one job: check it, load its task and version, run the rollout, pack the result with its evidence. */
+function rolloutProcessor({ name, workDir, tasks, adapterFor, servicesFor, signal, log }: ProcessorParts): (job: Job) => Promise<RolloutJobResult> {
+  return async (job) => {
+    const problem = jobDataProblem(job.data);
+    if (problem) throw new UnrecoverableError(`worker ${name} refused job ${job.id}: ${problem}`);
+    const data = job.data as RolloutJobData;
+    const what = `${data.ticket.run} step ${data.ticket.step} ${data.job.split}/${data.job.key.instance} trial ${data.job.key.trial}`;
+    const task = await tasks.get(data).catch((error: unknown) => {
+      log(`hermit worker ${name}: ${what}: ${errorMessage(error)}`);
+      throw new UnrecoverableError(`worker ${name}: ${errorMessage(error)}`);
+    });
+    const adapterDir = await adapterFor(data).catch((error: unknown) => {
+      throw new UnrecoverableError(`worker ${name}: ${errorMessage(error)}`);
+    });
+    const jobDir = await mkdtemp(join(workDir, "job-"));
+    const evidenceDir = join(jobDir, "evidence");
+    log(`hermit worker ${name}: running ${what}`);
+    try {
+      const record = await runWithRetries(task, servicesFor(data), signal, { ...data.job, id: String(job.id), adapterDir, evidenceDir });
+      log(`hermit worker ${name}: ${what}: ${record.status}, score ${record.score ?? "none"}${record.error ? ` (${record.error})` : ""}`);
+      return { format: RESULT_FORMAT, ticket: data.ticket, worker: name, outcome: outcomeOf(record), evidence: await packEvidence(evidenceDir, auditLogFor(evidenceDir)) };
+    } finally {
+      await rm(jobDir, { recursive: true, force: true });
+    }
+  };
+}
+
+/** The part of a rollout's record a result carries (the rest — key, evidence folder, step — the Trainer knows). */
+function outcomeOf(record: RolloutRecord): RolloutOutcome {
+  const { status, score, feedback, error, usage, usageUnknown, adapterUse, durationMs, attempts, retried } = record;
+  return {
+    status,
+    score,
+    durationMs,
+    attempts,
+    ...(feedback !== undefined ? { feedback } : {}),
+    ...(error !== undefined ? { error } : {}),
+    ...(usage ? { usage } : {}),
+    ...(usageUnknown !== undefined ? { usageUnknown } : {}),
+    ...(adapterUse ? { adapterUse } : {}),
+    ...(retried ? { retried } : {}),
+  };
+}
+
+/** The BullMQ worker (not yet running): locks renewed every `stallSeconds`, one stall allowed; queue errors logged once each. */
+function queueWorker(target: QueueTarget, processor: (job: Job) => Promise<RolloutJobResult>, options: WorkerOptions, name: string): Worker {
+  const worker = new Worker(target.queue, processor, {
+    connection: target.connection,
+    concurrency: options.concurrency,
+    lockDuration: options.stallSeconds * 1000,
+    stalledInterval: options.stallSeconds * 1000,
+    maxStalledCount: 1,
+    autorun: false,
+  });
+  // One line per distinct error: a Redis that is down fails every reconnect attempt the same way.
+  let lastError = "";
+  worker.on("error", (error) => {
+    const message = errorMessage(error);
+    if (message !== lastError) options.log(`hermit worker ${name}: queue error: ${message}`);
+    lastError = message;
+  });
+  worker.on("ready", () => (lastError = ""));
+  return worker;
 }
 
 /** The tasks this worker has loaded, by specifier; each job's task identity is checked against the one loaded. */
