@@ -13,7 +13,16 @@ import { HermitError } from "../errors.js";
 import { packageRoot } from "../package-root.js";
 import { bwrapArguments, locateBwrap } from "../sandbox/bwrap.js";
 import { toolSandboxLayout, type SandboxGrants } from "../sandbox/tool-layout.js";
-import type { ToolLaunch } from "./tool-process.js";
+
+/** How to start a tool process (`tool-process-start.ts`). */
+export interface ToolLaunch {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** e.g. `node v20.20.2` or `python 3.11.7 (/usr/bin/python3.11, from PATH)`: for logs and the audit log. */
+  runtime: string;
+}
 
 /** The Node tool host; child processes always run the built file. */
 export const nodeToolHost = join(packageRoot, "dist", "runtime", "tool-host.js");

@@ -1,6 +1,7 @@
 /**
- * The protocol side of a tool process (`tool-host.ts`, `hermit_host.py`): start it, send
- * calls over the private channel (`tool-channel.ts`), and keep it healthy.
+ * The protocol side of a tool process (`tool-host.ts`, `hermit_host.py`): start it
+ * (`tool-process-start.ts`), send calls over the private channel (`tool-channel.ts`), read
+ * the answers (`tool-process-answers.ts`), and keep it healthy (`tool-process-running.ts`).
  *
  * - **Authenticated answers.** Each call carries a fresh random key; an answer counts only
  *   when it names a pending call with that call's key. Anything else on the channel (a tool
@@ -21,85 +22,27 @@
  *   descendant still linked to it, is killed when the process is replaced or closed, and when
  *   hermit exits (`process-tree.ts`).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import type { Readable, Writable } from "node:stream";
 import { HermitError, errorMessage } from "../errors.js";
-import { killTree, trackProcess, TREE_MARK, untrackProcess } from "./process-tree.js";
-import { LineSplitter, MAX_ANSWER_BYTES, type FromHost, type HostTool, type LoadProblem, type ToHost } from "./tool-channel.js";
-import type { ToolResources } from "./types.js";
-
-/** What a tool process reports for one call, before the toolbox validates the result. */
-export type ProcessOutcome =
-  | { ok: true; value: unknown }
-  | { ok: false; code: "TOOL_FAILED" | "TOOL_TIMEOUT" | "TOOL_CANCELLED" | "TOOL_RESULT_INVALID"; message: string };
-
-/** How to start the process (see `tool-launch.ts`). */
-export interface ToolLaunch {
-  command: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** e.g. `node v20.20.2` or `python 3.11.7 (/usr/bin/python3.11, from PATH)`: for logs and the audit log. */
-  runtime: string;
-}
-
-export interface ToolProcessOptions {
-  launch: ToolLaunch;
-  root: string;
-  tools: Array<HostTool & { entrypoint: string }>;
-  resources: ToolResources;
-  /** Limit for importing the tool modules. */
-  loadTimeoutMs: number;
-  /** Calls sent to the process at once; the rest wait. */
-  maxInFlight: number;
-  /** Where the process's stdout and stderr go (they never reach a protocol stream). */
-  output: (chunk: Buffer) => void;
-}
-
-/** How long a process may take to answer a ping after a time-out before it counts as blocked. */
-const LIVENESS_GRACE_MS = 1000;
-/** How long to wait for the channel to drain after the process exited. */
-const DRAIN_GRACE_MS = 250;
-
-interface PendingCall {
-  id: number;
-  key: string;
-  tool: string;
-  args: Record<string, unknown>;
-  timeoutMs: number;
-  timer?: NodeJS.Timeout;
-  process?: Running;
-  settle: (outcome: ProcessOutcome) => void;
-}
-
-/** A call the process was sent and has not answered; `call` is gone once it timed out. */
-interface Sent {
-  key: string;
-  announced: boolean;
-  call?: PendingCall;
-}
-
-interface Running {
-  child: ChildProcess;
-  /** Its `HERMIT_TOOL_TREE` value (process-tree.ts). */
-  mark: string;
-  requests: Writable;
-  sent: Map<number, Sent>;
-  pings: Map<number, { key: string; answer: (stuck: number) => void }>;
-  check?: Promise<{ blocked: true } | { blocked: false; stuck: number }>;
-  /** Serves no new calls; killed once its pending calls are answered. */
-  retiring: boolean;
-  gone: boolean;
-  forged: number;
-  /** While starting: receives `ready` or `load-failed`. */
-  onStart?: (message: Extract<FromHost, { t: "ready" | "load-failed" }>) => void;
-}
+import { reportForged, routeAnswer, type AnswerSink } from "./tool-process-answers.js";
+import {
+  checkHealth,
+  hasCallsInFlight,
+  mayHaveBegun,
+  sendToHost,
+  stopProcess,
+  type Health,
+  type PendingCall,
+  type ProcessOutcome,
+  type RunningProcess,
+  type ToolProcessOptions,
+} from "./tool-process-running.js";
+import { letIdleProcessGo, startToolProcess, type ProcessListener } from "./tool-process-start.js";
 
 export class ToolProcess {
-  private current: Running | undefined;
-  private starting: Promise<Running> | undefined;
-  private readonly retiring = new Set<Running>();
+  private current: RunningProcess | undefined;
+  private starting: Promise<RunningProcess> | undefined;
+  private readonly retiring = new Set<RunningProcess>();
   private readonly queue: PendingCall[] = [];
   private inFlight = 0;
   private nextId = 1;
@@ -107,6 +50,15 @@ export class ToolProcess {
   private held = false;
   /** The runtime the process reported at start (`node v20…`, `python 3.11.7`). */
   runtime = "";
+  private readonly answers: AnswerSink = {
+    settle: (call, outcome) => this.settle(call, outcome),
+    forged: (running, line) => reportForged(running, line, this.options.output),
+  };
+  private readonly listener: ProcessListener = {
+    answer: (running, line, startKey) => routeAnswer(running, line, startKey, this.answers),
+    forged: this.answers.forged,
+    exited: (running, how) => this.lost(running, `the tool process exited (${how}) while the call ran`),
+  };
 
   private constructor(private readonly options: ToolProcessOptions) {}
 
@@ -200,12 +152,8 @@ export class ToolProcess {
       call.process = running;
       running.sent.set(call.id, { key: call.key, announced: false, call });
       call.timer = setTimeout(() => this.timedOut(call), call.timeoutMs);
-      this.write(running, { t: "call", id: call.id, key: call.key, tool: call.tool, args: call.args });
+      sendToHost(running, { t: "call", id: call.id, key: call.key, tool: call.tool, args: call.args });
     }
-  }
-
-  private write(running: Running, message: ToHost): void {
-    if (!running.gone) running.requests.write(`${JSON.stringify(message)}\n`);
   }
 
   private settle(call: PendingCall, outcome: ProcessOutcome): void {
@@ -216,7 +164,7 @@ export class ToolProcess {
       this.inFlight -= 1;
       clearTimeout(call.timer);
       const process = call.process;
-      if (process.retiring && ![...process.sent.values()].some((entry) => entry.call)) void this.kill(process);
+      if (process.retiring && !hasCallsInFlight(process)) void this.kill(process);
     }
     call.settle(outcome);
     this.pump();
@@ -229,10 +177,10 @@ export class ToolProcess {
   private timedOut(call: PendingCall): void {
     const running = call.process!;
     const timeout: ProcessOutcome = { ok: false, code: "TOOL_TIMEOUT", message: `timed out after ${call.timeoutMs} ms` };
-    if (!this.mayHaveBegun(running, call.id)) {
+    if (!mayHaveBegun(running, call.id)) {
       // Perhaps never reached, behind a call that blocks the process: if so it runs on a
       // fresh process with its full limit; if the process is merely busy, it has waited its limit out.
-      void this.health(running).then((health) => {
+      void this.health(running).then((health: Health) => {
         if (health.blocked) return this.lost(running, `the tool process was restarted because a tool blocked it past its time limit`);
         this.settle(call, timeout);
         if (health.stuck > 0) this.retire(running);
@@ -248,64 +196,28 @@ export class ToolProcess {
    * JavaScript call runs on), then ping it: a blocked process is replaced, one with a call
    * stuck in a thread is retired.
    */
-  private cancelInHost(running: Running, call: PendingCall): void {
-    this.write(running, { t: "cancel", id: call.id });
-    void this.health(running).then((health) => {
+  private cancelInHost(running: RunningProcess, call: PendingCall): void {
+    sendToHost(running, { t: "cancel", id: call.id });
+    void this.health(running).then((health: Health) => {
       if (health.blocked) this.lost(running, `the tool process was restarted because tool '${call.tool}' blocked it past its time limit`);
       else if (health.stuck > 0) this.retire(running);
     });
   }
 
-  /**
-   * Whether the process may have started call `id`: it announced it, or it is the oldest call
-   * with neither answer nor announcement (the host announces a call whenever another one is
-   * running, so a later unannounced call was never read).
-   */
-  private mayHaveBegun(running: Running, id: number): boolean {
-    const sent = running.sent.get(id);
-    if (!sent || sent.announced) return true;
-    for (const [other, entry] of running.sent) if (other < id && !entry.announced) return false;
-    return true;
-  }
-
-  /** Ping the process; one check at a time. */
-  private health(running: Running): NonNullable<Running["check"]> {
-    running.check ??= new Promise<{ blocked: true } | { blocked: false; stuck: number }>((resolve) => {
-      const id = this.nextId++;
-      const key = randomUUID();
-      const timer = setTimeout(() => {
-        running.pings.delete(id);
-        resolve({ blocked: true });
-      }, LIVENESS_GRACE_MS);
-      running.pings.set(id, {
-        key,
-        answer: (stuck) => {
-          clearTimeout(timer);
-          running.pings.delete(id);
-          resolve({ blocked: false, stuck });
-        },
-      });
-      this.write(running, { t: "ping", id, key });
-    }).finally(() => {
-      running.check = undefined;
-    });
-    return running.check;
-  }
-
   /** New calls go to a fresh process; this one ends once its pending calls are answered. */
-  private retire(running: Running): void {
+  private retire(running: RunningProcess): void {
     if (running.gone || running.retiring) return;
     running.retiring = true;
     if (this.current === running) this.current = undefined;
     this.retiring.add(running);
-    if (![...running.sent.values()].some((sent) => sent.call)) void this.kill(running);
+    if (!hasCallsInFlight(running)) void this.kill(running);
   }
 
   /**
    * The process is blocked or gone: kill it, fail the calls it may have begun, and send the
    * ones it never reached to a fresh process.
    */
-  private lost(running: Running, reason: string): void {
+  private lost(running: RunningProcess, reason: string): void {
     if (running.gone) return;
     void this.kill(running);
     if (this.current === running) this.current = undefined;
@@ -313,7 +225,7 @@ export class ToolProcess {
     for (const [id, sent] of [...running.sent.entries()].sort(([a], [b]) => a - b)) {
       const call = sent.call;
       if (!call) continue;
-      if (this.mayHaveBegun(running, id)) {
+      if (mayHaveBegun(running, id)) {
         this.settle(call, { ok: false, code: "TOOL_FAILED", message: reason });
         continue;
       }
@@ -329,172 +241,38 @@ export class ToolProcess {
     this.pump();
   }
 
-  private async kill(running: Running): Promise<void> {
-    if (running.gone) return;
-    running.gone = true;
+  private async kill(running: RunningProcess): Promise<void> {
     this.retiring.delete(running);
-    running.requests.destroy();
-    running.child.ref(); // wait for its exit even when nothing else keeps hermit running
-    const exited = new Promise<void>((resolve) => {
-      if (running.child.exitCode !== null || running.child.signalCode !== null) resolve();
-      else running.child.once("exit", () => resolve());
-    });
-    killTree(running.child.pid, running.mark);
-    untrackProcess(running.child.pid);
-    await exited;
+    await stopProcess(running);
   }
 
-  private ensureRunning(): Promise<Running> {
+  /** Ping the process; one check at a time. */
+  private health(running: RunningProcess): Promise<Health> {
+    return running.check ?? checkHealth(running, this.nextId++);
+  }
+
+  private ensureRunning(): Promise<RunningProcess> {
     if (this.current) return Promise.resolve(this.current);
-    this.starting ??= this.spawn().finally(() => {
+    this.starting ??= this.start().finally(() => {
       this.starting = undefined;
     });
     return this.starting;
   }
 
-  private async spawn(): Promise<Running> {
-    const { launch, root, tools, resources, loadTimeoutMs, output } = this.options;
-    // A mark of its own, inherited by everything it starts: a daemon it leaves is found by it.
-    const mark = randomUUID();
-    const child = spawn(launch.command, launch.args, {
-      cwd: launch.cwd,
-      env: { ...launch.env, [TREE_MARK]: mark },
-      stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
-      // Its own process group: killing the group reaches what its tools started.
-      detached: true,
-    });
-    trackProcess(child.pid, mark);
-    const running: Running = {
-      child,
-      mark,
-      requests: child.stdio[3] as Writable,
-      sent: new Map(),
-      pings: new Map(),
-      retiring: false,
-      gone: false,
-      forged: 0,
-    };
-    (running.requests as Writable).on("error", () => undefined); // a dead process; its exit is handled
-    let tail = "";
-    const onOutput = (chunk: Buffer) => {
-      tail = (tail + chunk.toString("utf8")).slice(-4096);
-      output(chunk);
-    };
-    child.stdout!.on("data", onOutput);
-    child.stderr!.on("data", onOutput);
-    const answers = child.stdio[4] as Readable;
-    const key = randomUUID();
-    const ready = new Promise<void>((resolve, reject) => {
-      const failure = (message: string, data: Record<string, unknown> = {}) =>
-        new HermitError("ADAPTER_INVALID", `${root}: ${message}`, { path: root, ...data });
-      const timer = setTimeout(() => reject(failure(`loading the tools timed out after ${loadTimeoutMs} ms`)), loadTimeoutMs);
-      running.onStart = (message) => {
-        clearTimeout(timer);
-        if (message.t === "ready") {
-          // What hermit chose (interpreter, where it came from, the sandbox) says more than the host's own name.
-          this.runtime = launch.runtime;
-          return resolve();
-        }
-        const problems = message.problems.map((problem) => describeLoadProblem(problem, tools));
-        reject(failure(`cannot load tools:\n  ${problems.join("\n  ")}`, { problems, loadProblems: message.problems }));
-      };
-      child.once("error", (error) => {
-        clearTimeout(timer);
-        reject(failure(`the tool process could not start (${launch.command}): ${error.message}`));
-      });
-      child.once("exit", (code, signal) => {
-        clearTimeout(timer);
-        const said = tail.trim().split("\n").slice(-3).join(" | ");
-        reject(failure(`the tool process (${launch.runtime}) exited (${signal ?? `code ${code}`}) while loading the tools${said ? `: ${said}` : ""}`));
-      });
-    });
-    const splitter = new LineSplitter(
-      MAX_ANSWER_BYTES,
-      (line) => this.onAnswer(running, line, key),
-      () => this.forged(running, `an answer line longer than ${MAX_ANSWER_BYTES} bytes`),
-    );
-    answers.on("data", (chunk: Buffer) => splitter.push(chunk));
-    answers.on("error", () => undefined);
-    this.write(running, { t: "init", key, root, tools: tools.map(({ name, file, function: fn }) => ({ name, file, function: fn })), resources });
-    try {
-      await ready;
-    } catch (error) {
-      await this.kill(running);
-      throw error;
-    }
-    running.onStart = undefined;
-    child.on("exit", (code, signal) => {
-      const drained = new Promise<void>((resolve) => {
-        answers.once("end", resolve).once("close", resolve);
-        setTimeout(resolve, DRAIN_GRACE_MS).unref();
-      });
-      void drained.then(() => {
-        const how = signal ?? `code ${code}`;
-        this.lost(running, `the tool process exited (${how}) while the call ran`);
-        running.gone = true;
-        untrackProcess(child.pid);
-      });
-    });
+  private async start(): Promise<RunningProcess> {
+    const running = await startToolProcess(this.options, this.listener);
+    // What hermit chose (interpreter, where it came from, the sandbox) says more than the host's own name.
+    this.runtime = this.options.launch.runtime;
     if (this.closed) {
       await this.kill(running);
       throw new HermitError("USAGE", "the tool runtime was closed while starting");
     }
     this.current = running;
-    // An idle process keeps nobody alive; a call in flight does, through its timer.
-    child.unref();
-    for (const stream of [child.stdout, child.stderr, answers, running.requests]) (stream as unknown as { unref?: () => void }).unref?.();
+    letIdleProcessGo(running);
     return running;
-  }
-
-  private onAnswer(running: Running, line: string, startKey: string): void {
-    let message: FromHost;
-    try {
-      message = JSON.parse(line) as FromHost;
-    } catch {
-      return this.forged(running, line);
-    }
-    if (message === null || typeof message !== "object") return this.forged(running, line);
-    if (message.t === "ready" || message.t === "load-failed") {
-      if (message.key === startKey && running.onStart) return running.onStart(message);
-      return this.forged(running, line);
-    }
-    if (message.t === "pong") {
-      const ping = running.pings.get(message.id);
-      if (ping && ping.key === message.key) return ping.answer(Number(message.stuck) || 0);
-      return this.forged(running, line);
-    }
-    const sent = running.sent.get((message as { id?: number }).id as number);
-    if (!sent || sent.key !== (message as { key?: unknown }).key) return this.forged(running, line);
-    if (message.t === "begun") {
-      sent.announced = true;
-      return;
-    }
-    if (message.t !== "result" && message.t !== "error") return this.forged(running, line);
-    const call = sent.call;
-    // A call that timed out already is answered too late: its answer is dropped.
-    if (call) {
-      if (message.t === "result") this.settle(call, { ok: true, value: message.value });
-      else this.settle(call, { ok: false, code: message.kind === "result" ? "TOOL_RESULT_INVALID" : "TOOL_FAILED", message: String(message.message) });
-    }
-    running.sent.delete(message.id);
-  }
-
-  /** Something on the channel that answers nothing hermit asked: never trusted, always reported. */
-  private forged(running: Running, line: string): void {
-    running.forged += 1;
-    if (running.forged > 10 && running.forged % 1000 !== 0) return;
-    const sample = line.length > 200 ? `${line.slice(0, 200)}…` : line;
-    this.options.output(
-      Buffer.from(`hermit: ignored a message on the tool channel that answers no pending call (${running.forged} so far): ${sample}\n`),
-    );
   }
 }
 
 const closedOutcome: ProcessOutcome = { ok: false, code: "TOOL_FAILED", message: "the tool runtime was closed" };
 const cancelledOutcome: ProcessOutcome = { ok: false, code: "TOOL_CANCELLED", message: "cancelled by the client" };
 
-/** `tool 'x' (entrypoint f.py:x): f.py:3: SyntaxError: invalid syntax`. */
-export function describeLoadProblem(problem: LoadProblem, tools: Array<{ name: string; entrypoint: string }>): string {
-  const entrypoint = tools.find((tool) => tool.name === problem.tool)?.entrypoint;
-  return `tool '${problem.tool}'${entrypoint ? ` (entrypoint ${entrypoint})` : ""}: ${problem.problem}`;
-}
