@@ -28,15 +28,70 @@ export interface HttpEndpoint {
   close(): Promise<void>;
 }
 
+/** What every request to one endpoint shares. */
+interface EndpointState {
+  /** Open MCP sessions by id. */
+  sessions: Map<string, StreamableHTTPServerTransport>;
+  /** `127.0.0.1:<port>` and `localhost:<port>`, once the port is bound (empty before: every Host is foreign). */
+  allowedHosts: string[];
+  /** Waits for a slot for one POST (see `requestSlots`). */
+  takeSlot: (response: ServerResponse) => Promise<void>;
+  /** Makes the MCP server of a new session. */
+  newServer: () => Server;
+}
+
+/** An error reply: HTTP status, JSON-RPC id and code, message. */
+interface ErrorReply {
+  status: number;
+  id: string | number | null;
+  code: number;
+  message: string;
+}
+
 /** Listen on 127.0.0.1:`port` (0 picks a free port); `newServer` makes the MCP server of each session. */
 export async function listenHttp(port: number, newServer: () => Server, log: (line: string) => void): Promise<HttpEndpoint> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  let allowedHosts: string[] = [];
+  const state: EndpointState = { sessions: new Map(), allowedHosts: [], takeSlot: requestSlots(MAX_CONCURRENT_REQUESTS), newServer };
+  const http: HttpServer = createServer((request, response) => {
+    handleRequest(state, request, response).catch((error: unknown) => {
+      log(`hermit serve: HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (!response.headersSent) reply(response, { status: 500, id: null, code: ErrorCode.InternalError, message: "Internal error" });
+      else response.end();
+    });
+  });
+  const bound = await listenOnLoopback(http, port);
+  state.allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  return {
+    url: `http://127.0.0.1:${bound}${MCP_PATH}`,
+    port: bound,
+    async close() {
+      await Promise.all([...state.sessions.values()].map((transport) => transport.close()));
+      state.sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** Start `http` listening on 127.0.0.1:`port`; the port it bound. A port it cannot have is a USAGE error. */
+async function listenOnLoopback(http: HttpServer, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", (error: NodeJS.ErrnoException) =>
+      reject(new HermitError("USAGE", `cannot listen on 127.0.0.1:${port}: ${error.message}`, { port })),
+    );
+    http.listen(port, "127.0.0.1", () => resolve());
+  });
+  return (http.address() as AddressInfo).port;
+}
+
+/**
+ * At most `limit` POSTs handled at once: the function returned waits for a slot and gives it
+ * back once the answer is sent (or the connection is gone).
+ */
+function requestSlots(limit: number): (response: ServerResponse) => Promise<void> {
   let active = 0;
   const waiting: Array<() => void> = [];
-  /** A slot for one POST, given back once its answer is sent (or the connection is gone). */
-  const slot = async (response: ServerResponse): Promise<void> => {
-    if (active < MAX_CONCURRENT_REQUESTS) active += 1;
+  return async (response) => {
+    if (active < limit) active += 1;
     else await new Promise<void>((resolve) => waiting.push(resolve)); // a finished request hands its slot over
     response.once("close", () => {
       const next = waiting.shift();
@@ -44,84 +99,84 @@ export async function listenHttp(port: number, newServer: () => Server, log: (li
       else active -= 1;
     });
   };
+}
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    // Before anything else, whatever the path or body: a foreign Host is a DNS-rebinding
-    // attempt, a foreign Origin a web page reaching for the loopback address.
-    const foreign = foreignHeader(request, allowedHosts);
-    if (foreign) return reply(response, 403, null, -32000, foreign);
-    const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
-    if (path !== MCP_PATH) return reply(response, 404, null, ErrorCode.InvalidRequest, `Not found: serve path is ${MCP_PATH}`);
-    const sessionId = request.headers["mcp-session-id"];
-    let body: unknown;
-    if (request.method === "POST") {
-      await slot(response);
-      const text = await readBody(request);
-      if (text === undefined) return reply(response, 413, null, ErrorCode.InvalidRequest, "Request body too large");
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        return reply(response, 400, null, ErrorCode.ParseError, `Parse error: ${(error as Error).message}`);
-      }
-      const messages = Array.isArray(body) ? body : [body];
-      if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
-        const id = (body as { id?: unknown } | null)?.id;
-        const message = "Invalid Request: not a JSON-RPC 2.0 request, notification or response";
-        return reply(response, 400, typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, message);
-      }
-    }
-    if (typeof sessionId === "string") {
-      const transport = sessions.get(sessionId);
-      if (!transport) return reply(response, 404, null, -32001, "Session not found");
-      return transport.handleRequest(request, response, body);
-    }
-    if (request.method !== "POST" || !isInitializeRequest(body)) {
-      return reply(response, 400, null, ErrorCode.InvalidRequest, "Bad Request: no valid session ID (send initialize first)");
-    }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      enableDnsRebindingProtection: true,
-      allowedHosts,
-      onsessioninitialized: (id) => {
-        sessions.set(id, transport);
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await newServer().connect(transport);
-    await transport.handleRequest(request, response, body);
-  };
+/** Answer one HTTP request: refuse it, hand it to its session, or open a session with it. */
+async function handleRequest(state: EndpointState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const refusal = refuseAddress(request, state.allowedHosts);
+  if (refusal) return reply(response, refusal);
+  let body: unknown;
+  if (request.method === "POST") {
+    await state.takeSlot(response);
+    const read = await readJsonRpcBody(request);
+    if ("status" in read) return reply(response, read);
+    body = read.body;
+  }
+  const sessionId = request.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const transport = state.sessions.get(sessionId);
+    if (!transport) return reply(response, { status: 404, id: null, code: -32001, message: "Session not found" });
+    return transport.handleRequest(request, response, body);
+  }
+  if (request.method !== "POST" || !isInitializeRequest(body)) {
+    const message = "Bad Request: no valid session ID (send initialize first)";
+    return reply(response, { status: 400, id: null, code: ErrorCode.InvalidRequest, message });
+  }
+  const transport = openSession(state);
+  await state.newServer().connect(transport);
+  await transport.handleRequest(request, response, body);
+}
 
-  const http: HttpServer = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log(`hermit serve: HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
-      if (!response.headersSent) reply(response, 500, null, ErrorCode.InternalError, "Internal error");
-      else response.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", (error: NodeJS.ErrnoException) =>
-      reject(new HermitError("USAGE", `cannot listen on 127.0.0.1:${port}: ${error.message}`, { port })),
-    );
-    http.listen(port, "127.0.0.1", () => resolve());
-  });
-  const bound = (http.address() as AddressInfo).port;
-  allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
-  return {
-    url: `http://127.0.0.1:${bound}${MCP_PATH}`,
-    port: bound,
-    async close() {
-      await Promise.all([...sessions.values()].map((transport) => transport.close()));
-      sessions.clear();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+/**
+ * Why the request may not be answered whatever its body, or undefined. First a foreign Host
+ * (a DNS-rebinding attempt) or Origin (a web page reaching for the loopback address), then a
+ * path other than `/mcp`.
+ */
+function refuseAddress(request: IncomingMessage, allowedHosts: string[]): ErrorReply | undefined {
+  const foreign = foreignHeader(request, allowedHosts);
+  if (foreign) return { status: 403, id: null, code: -32000, message: foreign };
+  const path = new URL(request.url ?? "/", "http://127.0.0.1").pathname;
+  if (path !== MCP_PATH) return { status: 404, id: null, code: ErrorCode.InvalidRequest, message: `Not found: serve path is ${MCP_PATH}` };
+  return undefined;
+}
+
+/** A POST body parsed as JSON-RPC 2.0 (one message or a batch), or why it is refused. */
+async function readJsonRpcBody(request: IncomingMessage): Promise<{ body: unknown } | ErrorReply> {
+  const text = await readBody(request);
+  if (text === undefined) return { status: 413, id: null, code: ErrorCode.InvalidRequest, message: "Request body too large" };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return { status: 400, id: null, code: ErrorCode.ParseError, message: `Parse error: ${(error as Error).message}` };
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0 || !messages.every((message) => JSONRPCMessageSchema.safeParse(message).success)) {
+    const id = (body as { id?: unknown } | null)?.id;
+    const message = "Invalid Request: not a JSON-RPC 2.0 request, notification or response";
+    return { status: 400, id: typeof id === "string" || typeof id === "number" ? id : null, code: ErrorCode.InvalidRequest, message };
+  }
+  return { body };
+}
+
+/** A transport for a new MCP session, in `state.sessions` from its initialization until it closes. */
+function openSession(state: EndpointState): StreamableHTTPServerTransport {
+  const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    enableJsonResponse: true,
+    enableDnsRebindingProtection: true,
+    allowedHosts: state.allowedHosts,
+    onsessioninitialized: (id) => {
+      state.sessions.set(id, transport);
     },
+    onsessionclosed: (id) => {
+      state.sessions.delete(id);
+    },
+  });
+  transport.onclose = () => {
+    if (transport.sessionId) state.sessions.delete(transport.sessionId);
   };
+  return transport;
 }
 
 /** Why the Host or Origin header is not this server's loopback address, or undefined. */
@@ -139,7 +194,8 @@ function foreignHeader(request: IncomingMessage, allowedHosts: string[]): string
   return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]" ? undefined : `Invalid Origin header: ${origin}`;
 }
 
-function reply(response: ServerResponse, status: number, id: string | number | null, code: number, message: string): void {
+/** Answer with a JSON-RPC error. */
+function reply(response: ServerResponse, { status, id, code, message }: ErrorReply): void {
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }));
 }

@@ -4,10 +4,11 @@
  * Reads every static and dynamic import of every src file (type-only imports included: a type
  * that points up is the same tangle).
  */
-import { readdir, readFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { dirname, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../helpers.js";
+import { SRC, sourceFiles } from "./source-files.js";
 
 /** Layers, lowest first. A unit is a folder under src/ or a top-level file (without extension). */
 const LAYERS: string[][] = [
@@ -27,18 +28,8 @@ const LAYERS: string[][] = [
  */
 const KNOWN: string[] = [];
 
-const SRC = join(repoRoot, "src");
 const IMPORT = /(?:^|[^.\w])(?:import|export)\s[^'"`;]*?from\s*["']([^"']+)["']|(?:^|[^.\w])import\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
 
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else if (/\.(ts|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(path);
-  }
-  return out;
-}
 
 function unitOf(file: string): string {
   const rel = relative(SRC, file).split("/");
