@@ -196,3 +196,15 @@ export function judge(
   const verdicts = items.map((item) => judgeItem(item, declaration, recipe, observations, context));
   return { passed: verdicts.every((item) => !item.counted || item.discovered), items: verdicts };
 }
+
+/** MCP servers some of whose tools no request offered (the host may not have waited for them). */
+export function unofferedServers(items: readonly ExpectedItem[], recipe: HostRecipe, requests: readonly RecordedRequest[]): string[] {
+  const models = requests.filter((request) => request.protocol !== "unknown");
+  if (models.length === 0) return [];
+  const context = contextLines(items.find((item) => item.kind === "context")?.block ?? "");
+  const fields = withoutContext(modelFields(models), context);
+  const missing = items.filter(
+    (item) => item.kind === "tool" && item.server !== undefined && !findTool(models, fields, recipe.toolNames(item.server, item.name)),
+  );
+  return [...new Set(missing.map((item) => item.server!))];
+}

@@ -15,11 +15,10 @@ import { AUDIT_LOG_ENV, readAuditLog } from "../runtime/audit-log.js";
 import { getHost } from "../hosts/index.js";
 import type { CapabilityDeclaration, HostId } from "../hosts/types.js";
 import { expectedItems } from "./expected.js";
-import { contextLines, findTool, modelFields, withoutContext } from "./evidence.js";
 import { agentFiles, readDeployment, remapWorkspace } from "./deployment.js";
 import { createIsolatedHome, type IsolatedHome } from "./home.js";
 import { exerciseAgent, exercisePrompt, judgeExercise, type ToolExercise, type ToolUnderTest } from "./exercise.js";
-import { judge, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
+import { judge, unofferedServers, type ExpectedItem, type ListingOutput, type Observations, type VerifiedItem } from "./judge.js";
 import { runProcess, type RunResult } from "./process.js";
 import { HOST_PROGRAMS, findHostProgram, hostOfVersionOutput, hostVersion, installHint } from "./programs.js";
 import { recipes } from "./recipes/index.js";
@@ -336,16 +335,4 @@ async function runHost(input: HostRunInput): Promise<HostRun> {
     activation: { performed: launch.performed, notPerformed },
     ...(exercised ? { exercise: judgeExercise(exercised, recipe, requests, served) } : {}),
   };
-}
-
-/** MCP servers some of whose tools no request offered (the host may not have waited for them). */
-function unofferedServers(items: readonly ExpectedItem[], recipe: HostRecipe, requests: readonly RecordedRequest[]): string[] {
-  const models = requests.filter((request) => request.protocol !== "unknown");
-  if (models.length === 0) return [];
-  const context = contextLines(items.find((item) => item.kind === "context")?.block ?? "");
-  const fields = withoutContext(modelFields(models), context);
-  const missing = items.filter(
-    (item) => item.kind === "tool" && item.server !== undefined && !findTool(models, fields, recipe.toolNames(item.server, item.name)),
-  );
-  return [...new Set(missing.map((item) => item.server!))];
 }
