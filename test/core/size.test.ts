@@ -20,9 +20,6 @@ const MAX_FUNCTION_LINES = 80;
  * it), so the list shrinks as the splits land.
  */
 const EXCEPTIONS: Array<{ offender: string; reason: string }> = [
-  { offender: "src/runtime/tool-process.ts (file)", reason: "helper 'serve' is splitting tool-process.ts" },
-  { offender: "src/runtime/tool-process.ts ToolProcess > spawn", reason: "helper 'serve' is splitting ToolProcess.spawn" },
-  { offender: "src/executors/queue/worker.ts startWorker", reason: "helper 'queue' is splitting startWorker" },
   { offender: "src/check/child-process.ts runChild", reason: "helper 'splits' splits runChild next" },
   { offender: "src/check/child-process.ts runChild > <anonymous>", reason: "helper 'splits' splits runChild next" },
 ];
