@@ -9,7 +9,7 @@
  * PYTHON_UNAVAILABLE). It resolves only once what the child started has ended (with bwrap:
  * the whole PID namespace; without: the child itself).
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { isPythonFile, pythonHostScript, resolvePython } from "../adapter/python.js";
@@ -99,91 +99,121 @@ function lastWords(stderrTail: string): string {
   return text ? `: ${text}` : "";
 }
 
+/** Run one check child on `request`: its outcome, once it and what it started have ended (or the grace ran out). */
 function runChild(argv: string[], request: ChildRequest, timeoutMs: number, sandboxed: boolean): Promise<ChildOutcome> {
   return new Promise((resolve) => {
-    // bwrap gets its own process group, so a bwrap still setting up can be stopped with it.
-    const stdio = sandboxed ? (["pipe", "pipe", "pipe", "pipe"] as const) : (["pipe", "pipe", "pipe"] as const);
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: [...stdio], detached: sandboxed });
-    const prefix = `${request.nonce} `;
-    let stdoutBytes = 0;
-    let pendingLine = "";
-    let step: string | undefined;
-    let answer: string | undefined;
-    /** The custom check's verdict on its own line (the Python host sends it before importing candidate code): the first one counts. */
-    let customLine: string | undefined;
+    const child = spawnChild(argv, sandboxed);
+    const said = new ChildAnswer(request.nonce);
     let stderrTail = "";
     let settled = false;
     let graceTimer: NodeJS.Timeout | undefined;
     const exited = new Promise<void>((done) => child.once("exit", () => done()));
     const namespace = sandboxed ? namespaceInit(child.stdio[INFO_FD] as NodeJS.ReadableStream) : undefined;
-
-    const stop = () => {
-      try {
-        if (sandboxed && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        else child.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-      // Something the child started may still hold the pipes: never wait on them.
-      for (const stream of child.stdio) stream?.destroy();
-    };
     const finish = (outcome: ChildOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       clearTimeout(graceTimer);
-      stop();
+      stopChild(child, sandboxed);
       void ended(exited, namespace).then(() => resolve(outcome));
     };
-    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (answer !== undefined) {
-        try {
-          const response = JSON.parse(answer) as ChildResponse;
-          if (customLine !== undefined) response.custom = JSON.parse(customLine) as ChildResponse["custom"];
-          return finish({ response });
-        } catch {
-          return finish({ failure: `check answered with malformed JSON${describeStep(step)}`, step });
-        }
-      }
-      // Node exits with 13 when the top-level await (the check's promise) can never settle.
-      const how = signal ?? (code === 13 ? "exit 13: its promise never settled" : `exit ${code}`);
-      finish({ failure: `check crashed (${how})${describeStep(step)}${lastWords(stderrTail)}`, step });
-    };
-
     const timer = setTimeout(
-      () => finish({ failure: `check timed out after ${timeoutMs} ms${describeStep(step)}`, step }),
+      () => finish({ failure: `check timed out after ${timeoutMs} ms${describeStep(said.step)}`, step: said.step }),
       timeoutMs,
     );
     child.stdout!.on("data", (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > MAX_OUTPUT_BYTES) {
-        // An oversized final answer is most likely the custom check's issues, not the last step's.
-        const answering = (pendingLine + chunk.toString("utf8", 0, 64)).startsWith(`${prefix}done `);
-        const at = answering ? undefined : step;
-        finish({ failure: `check answered with more than ${MAX_OUTPUT_BYTES} bytes${describeStep(at)}`, step: at });
-        return;
-      }
-      const lines = (pendingLine + chunk.toString("utf8")).split("\n");
-      pendingLine = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line.startsWith(prefix)) continue; // not ours: never trusted
-        const rest = line.slice(prefix.length);
-        if (rest.startsWith("step ")) step = rest.slice(5);
-        else if (rest.startsWith("done ")) answer = rest.slice(5);
-        else if (rest.startsWith("custom ")) customLine ??= rest.slice(7);
-      }
+      const oversized = said.read(chunk);
+      if (oversized) finish(oversized);
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
     });
     child.on("error", (error) => finish({ failure: `check could not start: ${error.message}` }));
     child.on("exit", (code, signal) => {
-      graceTimer = setTimeout(() => settle(code, signal), CLOSE_GRACE_MS);
-      child.once("close", () => settle(code, signal));
+      // Judged when the pipes close (all the child wrote is read), or after a grace if something it started holds them.
+      const settle = () => finish(outcomeOfExit(said, code, signal, stderrTail));
+      graceTimer = setTimeout(settle, CLOSE_GRACE_MS);
+      child.once("close", settle);
     });
     child.stdin!.on("error", () => undefined);
     child.stdin!.end(JSON.stringify(request));
   });
+}
+
+/** Start `argv` with a pipe for each of stdin, stdout, stderr (and, sandboxed, bwrap's info descriptor). */
+function spawnChild(argv: string[], sandboxed: boolean): ChildProcess {
+  // bwrap gets its own process group, so a bwrap still setting up can be stopped with it.
+  const stdio = sandboxed ? (["pipe", "pipe", "pipe", "pipe"] as const) : (["pipe", "pipe", "pipe"] as const);
+  return spawn(argv[0]!, argv.slice(1), { stdio: [...stdio], detached: sandboxed });
+}
+
+/** Kill the child (sandboxed: its whole process group) and stop reading its pipes. */
+function stopChild(child: ChildProcess, sandboxed: boolean): void {
+  try {
+    if (sandboxed && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    else child.kill("SIGKILL");
+  } catch {
+    // already gone
+  }
+  // Something the child started may still hold the pipes: never wait on them.
+  for (const stream of child.stdio) stream?.destroy();
+}
+
+/**
+ * What the child said on stdout: only lines that start with the request's nonce count (any
+ * other line is never trusted). `step` is the last step it began, `answer` its final answer,
+ * `customLine` the custom check's verdict on its own line (the Python host sends it before
+ * importing candidate code): the first one counts.
+ */
+class ChildAnswer {
+  step: string | undefined;
+  answer: string | undefined;
+  customLine: string | undefined;
+  private readonly prefix: string;
+  private bytes = 0;
+  private pendingLine = "";
+
+  constructor(nonce: string) {
+    this.prefix = `${nonce} `;
+  }
+
+  /** Take one chunk of stdout; a failure once the output is over the limit. */
+  read(chunk: Buffer): ChildOutcome | undefined {
+    this.bytes += chunk.length;
+    if (this.bytes > MAX_OUTPUT_BYTES) {
+      // An oversized final answer is most likely the custom check's issues, not the last step's.
+      const answering = (this.pendingLine + chunk.toString("utf8", 0, 64)).startsWith(`${this.prefix}done `);
+      const at = answering ? undefined : this.step;
+      return { failure: `check answered with more than ${MAX_OUTPUT_BYTES} bytes${describeStep(at)}`, step: at };
+    }
+    const lines = (this.pendingLine + chunk.toString("utf8")).split("\n");
+    this.pendingLine = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.startsWith(this.prefix)) continue; // not ours: never trusted
+      const rest = line.slice(this.prefix.length);
+      if (rest.startsWith("step ")) this.step = rest.slice(5);
+      else if (rest.startsWith("done ")) this.answer = rest.slice(5);
+      else if (rest.startsWith("custom ")) this.customLine ??= rest.slice(7);
+    }
+    return undefined;
+  }
+}
+
+/** The outcome of a child that exited with `code`/`signal` having said `said`: its parsed answer, or why there is none. */
+function outcomeOfExit(said: ChildAnswer, code: number | null, signal: NodeJS.Signals | null, stderrTail: string): ChildOutcome {
+  const step = said.step;
+  if (said.answer !== undefined) {
+    try {
+      const response = JSON.parse(said.answer) as ChildResponse;
+      if (said.customLine !== undefined) response.custom = JSON.parse(said.customLine) as ChildResponse["custom"];
+      return { response };
+    } catch {
+      return { failure: `check answered with malformed JSON${describeStep(step)}`, step };
+    }
+  }
+  // Node exits with 13 when the top-level await (the check's promise) can never settle.
+  const how = signal ?? (code === 13 ? "exit 13: its promise never settled" : `exit ${code}`);
+  return { failure: `check crashed (${how})${describeStep(step)}${lastWords(stderrTail)}`, step };
 }
 
 /**
