@@ -181,15 +181,18 @@ async function resetTo(candidate: string, previous: string): Promise<void> {
 /**
  * Check the candidate; if it fails, repair it in place from `root` (fixed files and manifest
  * sections) and `previous` (the last accepted version: learnable files), then check again.
+ * `checked`: the check of the candidate as it is now, when the caller has just run it (with
+ * `manifestErrors: "issue"`), so it is not run twice.
  */
 export async function repairCandidate(
   candidate: string,
   root: string,
   previous: string,
-  options: CheckOptions = {},
+  options: CheckOptions & { checked?: SpecResult } = {},
 ): Promise<RepairRecord> {
-  const checkOptions: CheckOptions = { ...options, manifestErrors: "issue" };
-  const first = await checkSpec(candidate, root, checkOptions);
+  const { checked, ...rest } = options;
+  const checkOptions: CheckOptions = { ...rest, manifestErrors: "issue" };
+  const first = checked ?? (await checkSpec(candidate, root, checkOptions));
   if (first.passed) return { before: [], actions: [], after: first };
   const [candidateTree, rootTree, previousTree, rootManifest] = await Promise.all([
     // A candidate with more entries than hermit walks cannot be repaired file by file.

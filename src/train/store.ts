@@ -11,6 +11,7 @@ import git from "isomorphic-git";
 import { walkTree } from "../adapter/tree.js";
 import { HermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
+import { blobObject, commitObject, deflateObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
 
 /** A file of a recorded tree. */
@@ -117,12 +118,19 @@ export class VersionStore {
   }
 
   async writeBlob(bytes: Uint8Array): Promise<string> {
-    const { oid } = await git.hashBlob({ object: bytes });
-    if (!this.known.has(oid)) {
-      await git.writeBlob({ fs: this.fs, gitdir: this.gitdir, blob: bytes });
-      this.known.add(oid);
+    return this.writeObject(blobObject(bytes));
+  }
+
+  /**
+   * Store an encoded object unless it is known to be there (isomorphic-git writes the deflated
+   * bytes as a loose object, atomically, and skips an object already on disk).
+   */
+  private async writeObject(object: EncodedObject): Promise<string> {
+    if (!this.known.has(object.oid)) {
+      await git.writeObject({ fs: this.fs, gitdir: this.gitdir, type: object.type, object: deflateObject(object), format: "deflated", oid: object.oid });
+      this.known.add(object.oid);
     }
-    return oid;
+    return object.oid;
   }
 
   /** Write the nested trees of a flat file map; returns the root tree id. */
@@ -143,14 +151,10 @@ export class VersionStore {
     }
     const write = async (dir: Dir): Promise<string> => {
       const tree = [
-        ...[...dir.files].map(([path, entry]) => ({ path, mode: entry.mode, oid: entry.oid, type: "blob" as const })),
-        ...(await Promise.all(
-          [...dir.dirs].map(async ([path, sub]) => ({ path, mode: "040000", oid: await write(sub), type: "tree" as const })),
-        )),
+        ...[...dir.files].map(([path, entry]) => ({ path, mode: entry.mode, oid: entry.oid })),
+        ...(await Promise.all([...dir.dirs].map(async ([path, sub]) => ({ path, mode: "040000", oid: await write(sub) })))),
       ];
-      const oid = await git.writeTree({ fs: this.fs, gitdir: this.gitdir, tree });
-      this.known.add(oid);
-      return oid;
+      return this.writeObject(treeObject(tree));
     };
     return write(root);
   }
@@ -215,13 +219,7 @@ export class VersionStore {
   /** Write a commit; `time` (seconds) defaults to now. */
   async commit(input: { tree: string; parents: string[]; message: CommitMessage; time?: number }): Promise<string> {
     const signature = { ...IDENTITY, timestamp: input.time ?? Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-    const oid = await git.writeCommit({
-      fs: this.fs,
-      gitdir: this.gitdir,
-      commit: { message: formatMessage(input.message), tree: input.tree, parent: input.parents, author: signature, committer: signature },
-    });
-    this.known.add(oid);
-    return oid;
+    return this.writeObject(commitObject({ tree: input.tree, parents: input.parents, author: signature, committer: signature, message: formatMessage(input.message) }));
   }
 
   async readCommit(oid: string): Promise<CommitInfo> {
@@ -259,15 +257,9 @@ export class VersionStore {
   async tag(name: string, commit: string, message: string): Promise<void> {
     const existing = await this.getRef(`refs/tags/${name}`);
     if (existing && (await this.peel(existing)) === commit) return;
-    await git.annotatedTag({
-      fs: this.fs,
-      gitdir: this.gitdir,
-      ref: name,
-      object: commit,
-      message: message.endsWith("\n") ? message : `${message}\n`,
-      tagger: { ...IDENTITY, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 },
-      force: true,
-    });
+    const tagger = { ...IDENTITY, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
+    const oid = await this.writeObject(tagObject({ object: commit, tag: name, tagger, message: message.endsWith("\n") ? message : `${message}\n` }));
+    await this.setRef(`refs/tags/${name}`, oid);
   }
 
   /** Follow annotated tags down to the commit. */

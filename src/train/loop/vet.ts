@@ -33,7 +33,7 @@ export async function vetCandidate(env: RunEnvironment, acceptedTree: string, ev
   env.checks.set(raw, check);
   await writeJson(join(stepDir, "check.json"), check);
   if (check.passed) return { ...vetted, check };
-  const repair = await repairCandidate(paths.candidate, paths.root, paths.rolloutAdapter);
+  const repair = await repairCandidate(paths.candidate, paths.root, paths.rolloutAdapter, { checked: check });
   await writeJson(join(stepDir, "repair.json"), repair);
   if (!repair.after.passed) return { ...vetted, check, repair, invalid: true };
   return { ...vetted, check, repair, tree: (await store.writeDirectory(paths.candidate)).tree };
