@@ -4,7 +4,7 @@
  * operation is idempotent, so a resume can redo them from Git after a crash. This is the one
  * place a step moves the run's state on.
  */
-import { syncCheckout } from "../checkout.js";
+import { updateCheckout } from "../checkout.js";
 import { runRefs } from "../run-dir.js";
 import type { VersionStore } from "../store.js";
 import type { CommittedStep } from "./commit.js";
@@ -33,7 +33,7 @@ export async function movePointers(env: RunEnvironment, state: RunState, committ
   // The worktree follows the branch; its files only need rewriting when the tree changed.
   if (accepted.tree !== state.run.accepted.tree) {
     await store.exportTree(accepted.tree, env.paths.rolloutAdapter);
-    await syncCheckout(store.gitdir, env.paths.checkout, refs.branchName);
+    await updateCheckout(store, env.paths.checkout, refs.branchName, accepted.tree);
   }
   return { ...next, run: await saveRun(env, next) };
 }
