@@ -69,7 +69,7 @@ let lastEfficiency = 0;
 try {
   for (const count of [1, 2, 4]) {
     while (workers.length < count) workers.push(await startWorker(redis.url, ["--concurrency", String(PER_WORKER), "--queue", "bench"]));
-    const executor = await createQueueExecutor({ url: `${redis.url}?queue=bench`, run: `bench-${count}`, task: { specifier: sleepTask }, signal: new AbortController().signal, note: () => {}, watchEveryMs: Number(process.env.BENCH_WATCH_MS ?? 2000) });
+    const executor = await createQueueExecutor({ url: `${redis.url}?queue=bench`, run: `bench-${count}`, task: { specifier: sleepTask }, signal: new AbortController().signal, note: () => {}, patienceMs: 120_000, resume: "(a bench: nothing to resume)", watchEveryMs: Number(process.env.BENCH_WATCH_MS ?? 2000) });
     // One warm-up round (each worker loads the task and unpacks the version once).
     await timed(executor, `warm-${count}`);
     lastEfficiency = row(`${count} worker${count > 1 ? "s" : ""} × 4 via Redis`, count * PER_WORKER, await timed(executor, `run-${count}`));

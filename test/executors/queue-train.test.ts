@@ -2,12 +2,17 @@
  * `hermit train --executor redis://…` with real `hermit worker` processes and a real Redis:
  * the bundled example gives the same history as in-process with every rollout run on the two
  * workers, each counted once; a worker killed with kill -9 mid-rollout has that rollout run
- * again on another worker; a Trainer killed with kill -9 mid-batch is resumed on the queue.
+ * again on another worker; a Trainer killed with kill -9 mid-batch is resumed on the queue; Redis
+ * down past --queue-patience fails the run with QUEUE_UNAVAILABLE, and --resume once it is back
+ * completes it with the in-process history.
  */
 import { spawn } from "node:child_process";
 import { readFile, readdir, writeFile } from "node:fs/promises";
+import { basename } from "node:path";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ErrorCodes } from "../../src/errors.js";
+import { TEMP_NAME } from "../../src/fs/atomic.js";
 import { exampleAdapter, exampleTemplate, repoRoot, skipBecause, tempDir } from "../helpers.js";
 import { ensureBuilt } from "../train/helpers.js";
 import { noRedis, startRedis, startWorker, type TestRedis, type TestWorker } from "./redis.js";
@@ -141,4 +146,52 @@ describe.skipIf(skipBecause(noRedis))("hermit train --executor redis:// with her
     expect(new Set(ok.map(keyOf)).size).toBe(ok.length);
     expect(ok.filter((line) => line.split === "train")).toHaveLength(8);
   }, 180_000);
+
+  it("Redis down past --queue-patience: QUEUE_UNAVAILABLE naming Redis and the resume command, run failed, nothing half-written; --resume once it is back completes it as in-process", async () => {
+    const dir = await tempDir();
+    const worker = await startWorker(redis.url, ["--concurrency", "2", "--queue", "down"]);
+    workers.push(worker);
+    const runsDir = join(dir, "runs");
+    const args = ["--adapter", exampleAdapter, "--template", exampleTemplate, "--task", sleepTask, "--task-option", "train=8", "--evolver", "noop", "--steps", "2", "--accept", "always", "--run-id", "down"];
+    const queued = ["--runs-dir", runsDir, "--executor", `${redis.url}?queue=down`, "--queue-patience", "3s"];
+    const local = train([...args, "--runs-dir", join(dir, "local")]);
+    const first = train([...args, ...queued]);
+    await worker.waitFor(/down step 1 train\/t\d trial 0: ok[\s\S]*down step 1 train\/t\d trial 0: ok/);
+    await redis.down();
+    const failed = await first;
+    // Redis stays down until the Trainer has given up: longer than the patience.
+    expect(failed.code, failed.stderr).toBe(ErrorCodes.QUEUE_UNAVAILABLE);
+    const error = JSON.parse(failed.stdout).error;
+    expect(error.code).toBe("QUEUE_UNAVAILABLE");
+    expect(error.message).toContain(`Redis at ${redis.url} (queue down) has not answered for`);
+    expect(error.message).toMatch(/last error: connect ECONNREFUSED/);
+    expect(error.message).toContain("--queue-patience 3s");
+    expect(error.message).toContain(`Start Redis again (or fix the network), then continue with: hermit train --resume down --runs-dir ${runsDir}`);
+    expect(failed.stderr).toContain("hermit: error QUEUE_UNAVAILABLE: Redis at");
+
+    const runDir = join(runsDir, "down");
+    const record = JSON.parse(await readFile(join(runDir, "run.json"), "utf8"));
+    expect(record.status).toBe("failed");
+    expect(record.reason).toBe(error.message);
+    const before = await lines(runDir);
+    expect(before.length).toBeGreaterThan(0);
+    expect((await readFile(join(runDir, "rollouts.jsonl"), "utf8")).endsWith("\n")).toBe(true);
+    expect(record.rollouts.ran).toBe(before.length);
+    expect((await filesUnder(runDir)).filter((path) => TEMP_NAME.test(basename(path)))).toEqual([]);
+
+    await redis.up();
+    const resumed = await train(["--resume", "down", "--runs-dir", runsDir]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const [a, b] = [JSON.parse((await local).stdout), JSON.parse(resumed.stdout)];
+    expect(b.status).toBe("completed");
+    const history = (result: typeof a) => ({ steps: result.steps.map((step: { status: string; score: number }) => [step.status, step.score]), test: result.test });
+    expect(history(b)).toEqual(history(a));
+    const [localLines, queuedLines] = [await lines(a.runDir), await lines(runDir)];
+    // Every rollout counted once: the ones recorded before Redis went down are reused, not run again.
+    expect(new Set(queuedLines.map(keyOf)).size).toBe(queuedLines.length);
+    const shown = (items: Line[]) => items.map((line) => [keyOf(line), line.status, line.score]).sort();
+    expect(shown(queuedLines)).toEqual(shown(localLines));
+    expect(queuedLines.slice(0, before.length)).toEqual(before);
+    expect(JSON.parse(await readFile(join(runDir, "run.json"), "utf8")).rollouts.ran).toBe(queuedLines.length);
+  }, 240_000);
 });

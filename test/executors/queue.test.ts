@@ -46,7 +46,7 @@ describe.skipIf(skipBecause(noRedis))("the queue executor", () => {
   const queueUrl = (queue: string) => `${redis.url}?queue=${queue}`;
 
   async function executor(queue: string, task = { specifier: sleepTask }, run = "r1"): Promise<RolloutExecutor> {
-    const created = await createQueueExecutor({ url: queueUrl(queue), run, task, signal: new AbortController().signal, note: (line) => notes.push(line), watchEveryMs: 300 });
+    const created = await createQueueExecutor({ url: queueUrl(queue), run, task, signal: new AbortController().signal, note: (line) => notes.push(line), watchEveryMs: 300, patienceMs: 120_000, resume: `hermit train --resume ${run}` });
     executors.push(created);
     return created;
   }

@@ -33,6 +33,10 @@ export interface TestRedis {
   port: number;
   /** Stop the server (SIGKILL: nothing saved) and start a new, empty one on the same port. */
   restart(): Promise<void>;
+  /** Stop the server (SIGKILL: nothing saved), keeping its port for `up`. */
+  down(): Promise<void>;
+  /** Start a new, empty server on the same port. */
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,6 +77,8 @@ export async function startRedis(): Promise<TestRedis> {
       await kill();
       await launch();
     },
+    down: kill,
+    up: launch,
     stop: async () => {
       await kill();
       await rm(dir, { recursive: true, force: true });

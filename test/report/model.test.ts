@@ -149,7 +149,7 @@ describe("page text", () => {
 
 /** The smallest run a report can be made of: created, no step yet. */
 function minimalInput() {
-  const settings = { template: "/t", task: "task", evolver: "noop", taskOptions: {}, evolverOptions: {}, steps: 3, runsDir: "/runs", store: "/runs/versions.git", runId: "r", seed: 0, concurrency: 1, executor: "local", checkpointEvery: 1, accept: "always" as const, margin: 0, trials: 1, marginSe: 0, rolloutTimeout: 300, retries: 1, deploy: [] };
+  const settings = { template: "/t", task: "task", evolver: "noop", taskOptions: {}, evolverOptions: {}, steps: 3, runsDir: "/runs", store: "/runs/versions.git", runId: "r", seed: 0, concurrency: 1, executor: "local", queuePatience: 120, checkpointEvery: 1, accept: "always" as const, margin: 0, trials: 1, marginSe: 0, rolloutTimeout: 300, retries: 1, deploy: [] };
   const usage = { known: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, reported: { inputTokens: 0, outputTokens: 0, costUsd: 0 }, sources: 0 };
   return {
     run: {

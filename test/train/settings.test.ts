@@ -89,7 +89,7 @@ describe("resolving settings", () => {
   it("on resume lets only the resumable settings change, and a given setting with its recorded value pass", () => {
     const recorded = resolveSettings([file(required)], { cwd: "/cwd" });
     expect(resumeSettings(recorded, flags({ steps: "20", rolloutTimeout: "10m", seed: "0" }), { cwd: "/cwd" })).toMatchObject({ steps: 20, rolloutTimeout: 600, seed: 0 });
-    expect(() => resumeSettings(recorded, flags({ margin: "0.2" }), { cwd: "/cwd" })).toThrow(/^--margin: cannot change when resuming \(recorded: 0\); only .*steps, concurrency, executor, rollout-timeout/);
+    expect(() => resumeSettings(recorded, flags({ margin: "0.2" }), { cwd: "/cwd" })).toThrow(/^--margin: cannot change when resuming \(recorded: 0\); only .*steps, concurrency, executor, queue-patience, rollout-timeout/);
     expect(() => resumeSettings(recorded, [file({ seed: 4 })], { cwd: "/cwd" })).toThrow(/^train\.yaml: 'seed' cannot change when resuming/);
     // A setting added to the table after the run was recorded takes its default.
     const { seed: _dropped, ...older } = recorded;

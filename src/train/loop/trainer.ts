@@ -144,7 +144,17 @@ async function executorFor(opening: OpenedTraining, catalog: PluginCatalog, prog
   if (settings.task.startsWith("object:")) {
     throw new HermitError("USAGE", `--executor ${settings.executor}: a task given as an object cannot be loaded by workers; give the task as a built-in name, a module path or a package name`);
   }
-  const setup = { url: settings.executor, run: opening.opened.state.run.run, task: { specifier: settings.task }, ...(opening.actor ? { actor: actorFields(settings) } : {}), signal, note: (line: string) => progress.note(line) };
+  const run = opening.opened.state.run.run;
+  const setup = {
+    url: settings.executor,
+    run,
+    task: { specifier: settings.task },
+    ...(opening.actor ? { actor: actorFields(settings) } : {}),
+    signal,
+    note: (line: string) => progress.note(line),
+    patienceMs: Math.round(settings.queuePatience * 1000),
+    resume: resumeCommand(run, settings.runsDir),
+  };
   return (await factory()).call(undefined, setup);
 }
 
@@ -208,7 +218,12 @@ function interrupted(opening: OpenedTraining, state: RunState): HermitError {
   const runsDir = opening.opened.settings.runsDir;
   return new HermitError(
     "INTERRUPTED",
-    `run ${run.run} interrupted after step ${run.lastStep} (every committed step is kept); continue it with: hermit train --resume ${run.run} --runs-dir ${runsDir}`,
+    `run ${run.run} interrupted after step ${run.lastStep} (every committed step is kept); continue it with: ${resumeCommand(run.run, runsDir)}`,
     { run: run.run, lastStep: run.lastStep, runsDir },
   );
+}
+
+/** The command that continues run `run` of `runsDir` from its last committed step. */
+function resumeCommand(run: string, runsDir: string): string {
+  return `hermit train --resume ${run} --runs-dir ${runsDir}`;
 }

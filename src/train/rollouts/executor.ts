@@ -49,6 +49,10 @@ export interface RemoteExecutorSetup {
   actor?: ActorFields;
   /** Aborting it fails the jobs in flight: unfinished rollouts are not recorded. */
   signal: AbortSignal;
+  /** How long the queue may not answer before the jobs in flight fail with QUEUE_UNAVAILABLE (`--queue-patience`). */
+  patienceMs: number;
+  /** The command that continues this run (`hermit train --resume …`), for a failure that says how to go on. */
+  resume: string;
   /** A progress line (a lost job queued again, a worker's failure). */
   note(line: string): void;
 }

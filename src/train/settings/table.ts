@@ -91,6 +91,13 @@ export const SETTINGS = {
     default: "local",
     help: "where rollouts run: local (this process, --concurrency at a time) or a queue redis://host:port[/db][?queue=NAME] served by hermit worker processes (docs/queue.md)",
   }),
+  queuePatience: withDefault(duration, {
+    group: "run",
+    resumable: true,
+    default: 120,
+    unit: "seconds",
+    help: "with --executor redis://…: how long Redis may not answer (a restart, a network cut) before the run fails with QUEUE_UNAVAILABLE; it can then be resumed once Redis is back",
+  }),
   batchSize: optional(integer(1), { group: "run", resumable: false, defaultText: "all", help: "train instances per acting batch, a seeded sample each step" }),
   rolloutTimeout: withDefault(duration, { group: "run", resumable: true, default: 300, unit: "seconds", help: "limit per rollout attempt, e.g. 90s, 10m; a timed-out rollout is missing data, never 0" }),
   retries: withDefault(integer(0), {
