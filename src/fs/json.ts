@@ -2,7 +2,7 @@
  * JSON records on disk: whole documents written atomically, and append-only JSON lines whose
  * torn last line (a crash mid-append) is skipped when read.
  */
-import { appendFile, readFile } from "node:fs/promises";
+import { appendFile, open, readFile } from "node:fs/promises";
 import { HermitError, type ErrorCode } from "../errors.js";
 import { writeFileAtomic } from "./atomic.js";
 
@@ -27,9 +27,11 @@ export async function readJson<T>(file: string, code: ErrorCode = "RUN_INVALID")
   }
 }
 
-/** Append one JSON line. A line cut short by a crash is skipped by `readJsonLines`. */
-export async function appendJsonLine(file: string, value: unknown): Promise<void> {
-  await appendFile(file, `${JSON.stringify(value)}\n`);
+/** Append one JSON line; returns its length in bytes. A line cut short by a crash is skipped by `readJsonLines`. */
+export async function appendJsonLine(file: string, value: unknown): Promise<number> {
+  const line = `${JSON.stringify(value)}\n`;
+  await appendFile(file, line);
+  return Buffer.byteLength(line);
 }
 
 /** Every complete JSON line of `file` (a torn last line from a crash is ignored). */
@@ -53,8 +55,55 @@ export async function readJsonLines<T>(file: string): Promise<T[]> {
   return out;
 }
 
-/** Make sure the next append starts on a fresh line (after a torn last line). */
-export async function sealJsonLines(file: string): Promise<void> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  if (text.length > 0 && !text.endsWith("\n")) await appendFile(file, "\n");
+/**
+ * Visit every complete JSON line of `file` with the byte offset it starts at, after sealing a
+ * torn last line (so the next append starts a line of its own); returns the file's size. A line
+ * that is not JSON (torn by a crash) is skipped.
+ */
+export async function scanJsonLines<T>(file: string, visit: (value: T, offset: number) => void): Promise<number> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw error;
+  }
+  let size = bytes.length;
+  if (size > 0 && bytes[size - 1] !== 0x0a) {
+    await appendFile(file, "\n");
+    size += 1;
+  }
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    if (end > start) {
+      try {
+        visit(JSON.parse(bytes.toString("utf8", start, end)) as T, start);
+      } catch {
+        // a torn line: the record never finished
+      }
+    }
+    start = end + 1;
+  }
+  return size;
+}
+
+/** The JSON line of `file` that starts at byte `offset`; undefined when there is none or it is not JSON. */
+export async function readJsonLineAt<T>(file: string, offset: number): Promise<T | undefined> {
+  const handle = await open(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    for (let position = offset, size = 4096; ; position += size, size *= 2) {
+      const chunk = Buffer.alloc(size);
+      const { bytesRead } = await handle.read(chunk, 0, size, position);
+      const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
+      chunks.push(chunk.subarray(0, newline === -1 ? bytesRead : newline));
+      if (newline !== -1 || bytesRead < size) break;
+    }
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as T;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }

@@ -11,7 +11,9 @@ export interface LearningInput {
   rollouts: RolloutRecord[];
   trainInstances: number;
   /** Every earlier step, oldest first. */
-  history: StepRecord[];
+  history: HistoryEntry[];
+  /** The previous step's record (its repair is fed back). */
+  previous?: StepRecord;
   file: string;
 }
 
@@ -44,8 +46,8 @@ export function buildLearningMaterial(input: LearningInput): LearningMaterial {
     rollouts: input.rollouts,
     trainInstances: input.trainInstances,
     batchScore: tidy(mean(scores)),
-    repairs: repairFeedback(input.history[input.history.length - 1]),
-    history: input.history.map(historyEntry),
+    repairs: repairFeedback(input.previous),
+    history: input.history,
     file: input.file,
   };
 }

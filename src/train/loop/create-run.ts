@@ -19,7 +19,7 @@ import { runPaths, runRefs, templateRef, type RunPaths } from "../run-dir.js";
 import type { TrainSettings } from "../settings/table.js";
 import { VersionStore } from "../store.js";
 import { emptyUsage } from "../usage.js";
-import type { RunState } from "./run-state.js";
+import { noSteps, type RunState } from "./run-state.js";
 
 /** What opening a run yields; the trainer adds the plugins, executor and progress. */
 export interface OpenedRun {
@@ -57,7 +57,7 @@ export async function createRun(input: TrainSettings, names: { task: string; evo
       task: names.task,
       evolver: names.evolver,
     };
-    return { settings, paths, lock, store, state: { run: record, steps: [] } };
+    return { settings, paths, lock, store, state: { run: record, steps: noSteps } };
   } catch (error) {
     await lock.release();
     throw error;

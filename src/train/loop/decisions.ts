@@ -5,7 +5,8 @@
 import { mean, tidy, type Decision } from "../acceptance.js";
 import type { RepairRecord } from "../../check/repair.js";
 import { sample, seededRandom } from "../random.js";
-import type { EvolverOutcome, StepRecord } from "../records.js";
+import type { EvolverOutcome } from "../records.js";
+import type { CommittedSteps } from "./run-state.js";
 import { evidenceDir } from "../run-dir.js";
 import type { BatchItem } from "../rollouts/batch.js";
 import type { TrainSettings } from "../settings/table.js";
@@ -92,13 +93,13 @@ export interface RunEnd {
  * How a run ended, from its steps and whether a budget stopped it: `stopped` by the Evolver,
  * `budget`, `failed` when steps ran and not one succeeded (every one `failed`), else `completed`.
  */
-export function runEnd(steps: StepRecord[], budget: string | undefined): RunEnd {
-  const last = steps[steps.length - 1];
+export function runEnd(steps: CommittedSteps, budget: string | undefined): RunEnd {
+  const { last, first } = steps;
   if (last?.status === "stopped") return { status: "stopped", reason: `the Evolver stopped at step ${last.step}: ${last.summary}` };
   // A learner call a budget refused ended the run mid-step: that step failed for want of budget.
   if (budget && last?.evolver.calls?.refused) return { status: "budget", reason: budget };
-  if (steps.length > 0 && steps.every((step) => step.status === "failed")) {
-    return { status: "failed", reason: `no step succeeded: every one of the ${steps.length} step${steps.length === 1 ? "" : "s"} failed (step ${steps[0]!.step}: ${steps[0]!.summary})` };
+  if (first && steps.allFailed) {
+    return { status: "failed", reason: `no step succeeded: every one of the ${steps.count} step${steps.count === 1 ? "" : "s"} failed (step ${first.step}: ${first.summary})` };
   }
   if (budget) return { status: "budget", reason: budget };
   return { status: "completed" };

@@ -10,7 +10,7 @@ import { hermitVersion } from "../../package-root.js";
 import { writeFileAtomic } from "../../fs/atomic.js";
 import { diffFiles, renderCard } from "../card.js";
 import { syncCheckout } from "../checkout.js";
-import type { DeploymentRecord, Evaluation, RunRecord } from "../records.js";
+import type { DeploymentRecord, Evaluation, RunRecord, StepRecord } from "../records.js";
 import { stepDir } from "../run-dir.js";
 import type { BatchVersion } from "../rollouts/batch.js";
 import type { RolloutRecord } from "../types.js";
@@ -18,6 +18,7 @@ import { mean, tidy } from "../acceptance.js";
 import { runVersionBatch } from "./act.js";
 import type { RunEnd } from "./decisions.js";
 import { deployFinal, exportFinal } from "./deliver.js";
+import { committedRecords } from "./history.js";
 import { runUsage, saveRun, type RunEnvironment, type RunState } from "./run-state.js";
 
 export interface FinishOutcome {
@@ -28,6 +29,8 @@ export interface FinishOutcome {
   /** The folder holding the final version. */
   exported: string;
   deployments: DeploymentRecord[];
+  /** Every committed step's record, oldest first (read back for the card). */
+  records: StepRecord[];
 }
 
 export async function finishRun(env: RunEnvironment, state: RunState, end: RunEnd): Promise<FinishOutcome> {
@@ -42,12 +45,13 @@ export async function finishRun(env: RunEnvironment, state: RunState, end: RunEn
       ...(env.batches.cache.adapterUse.rollouts > 0 ? { adapterUse: env.batches.cache.adapterUse } : {}),
     },
   };
-  const final = await commitFinal(env, ended, sealed.test);
+  const records = await committedRecords(env, state.steps.count);
+  const final = await commitFinal(env, ended, records, sealed.test);
   const exported = await exportFinal(env, final.tree);
   const saved: RunState = { ...ended, run: await saveRun(env, { ...ended, run: { ...ended.run, final: { commit: final.commit, tag: env.refs.final, test: sealed.test }, exported } }) };
   const deployments = await deployFinal(env, exported);
   const done = deployments.length > 0 ? { ...saved, run: await saveRun(env, { ...saved, run: { ...saved.run, deployments } }) } : saved;
-  return { state: done, commit: final.commit, tag: env.refs.final, test: sealed.test, exported, deployments };
+  return { state: done, commit: final.commit, tag: env.refs.final, test: sealed.test, exported, deployments, records };
 }
 
 function withEnd(run: RunRecord, end: RunEnd): RunRecord {
@@ -85,7 +89,7 @@ export function evaluation(commit: string, tree: string, records: RolloutRecord[
 }
 
 /** The final version — the last accepted one with `origin` and its card — committed and tagged. */
-async function commitFinal(env: RunEnvironment, state: RunState, test: FinishOutcome["test"]): Promise<{ commit: string; tree: string }> {
+async function commitFinal(env: RunEnvironment, state: RunState, records: StepRecord[], test: FinishOutcome["test"]): Promise<{ commit: string; tree: string }> {
   const { store, paths, refs } = env;
   const { run } = state;
   const accepted = run.accepted;
@@ -95,7 +99,7 @@ async function commitFinal(env: RunEnvironment, state: RunState, test: FinishOut
   const origin = { run: run.run, step: accepted.step, parent: accepted.commit, template: run.template.commit, base: run.base.commit, tag: refs.final, hermit: hermitVersion };
   manifest.set("origin", manifest.createNode(origin));
   const changes = diffFiles(await store.readFileMap(run.base.tree), files);
-  const card = renderCard({ run, steps: state.steps, test, changes, adapterName: run.base.adapterName, finalTag: refs.final });
+  const card = renderCard({ run, steps: records, test, changes, adapterName: run.base.adapterName, finalTag: refs.final });
   files.set(MANIFEST_FILE, { oid: await store.writeBlob(Buffer.from(manifest.toString())), mode: manifestEntry.mode });
   files.set("CARD.md", { oid: await store.writeBlob(Buffer.from(card)), mode: "100644" });
   const tree = await store.writeFileMap(files);

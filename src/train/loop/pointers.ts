@@ -8,7 +8,7 @@ import { updateCheckout } from "../checkout.js";
 import { runRefs } from "../run-dir.js";
 import type { VersionStore } from "../store.js";
 import type { CommittedStep } from "./commit.js";
-import { saveRun, type AcceptedVersion, type RunEnvironment, type RunState } from "./run-state.js";
+import { saveRun, withStep, type AcceptedVersion, type RunEnvironment, type RunState } from "./run-state.js";
 
 /** The run's state after a committed step (pure). */
 export function stateAfter(state: RunState, { record, stateCommit }: CommittedStep): RunState {
@@ -17,7 +17,7 @@ export function stateAfter(state: RunState, { record, stateCommit }: CommittedSt
     record.status === "accepted" ? { commit: record.commit, tree: record.tree, step: record.step, score: record.score } : { ...state.run.accepted, score: record.acceptedScore };
   return {
     run: { ...state.run, accepted, lastStep: record.step, rollouts: { ...state.run.rollouts, cached: state.run.rollouts.cached + record.rollouts.cached } },
-    steps: [...state.steps, record],
+    steps: withStep(state.steps, record),
     stateCommit,
   };
 }

@@ -15,7 +15,7 @@ import { VersionStore } from "../store.js";
 import { stepRecordFromCommit } from "../rebuild.js";
 import type { OpenedRun } from "./create-run.js";
 import { tagCheckpoint } from "./pointers.js";
-import type { AcceptedVersion } from "./run-state.js";
+import { noSteps, withStep, type AcceptedVersion } from "./run-state.js";
 
 /** Reopen run `runId` of `runsDir`; `override` gives the settings it continues with (checked against the record). */
 export async function reopenRun(runsDir: string, runId: string, override: (recorded: TrainSettings) => Promise<TrainSettings>): Promise<OpenedRun> {
@@ -53,7 +53,7 @@ export async function reopenRun(runsDir: string, runId: string, override: (recor
       accepted,
       rollouts: { ran: recorded.rollouts.ran, cached: steps.reduce((sum, record) => sum + record.rollouts.cached, 0) },
     };
-    return { settings, paths, lock, store, state: { run, steps, ...(stateCommit ? { stateCommit } : {}) } };
+    return { settings, paths, lock, store, state: { run, steps: steps.reduce(withStep, noSteps), ...(stateCommit ? { stateCommit } : {}) } };
   } catch (error) {
     await lock.release();
     throw error;

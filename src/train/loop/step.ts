@@ -11,9 +11,11 @@ import { writeJson } from "../../fs/json.js";
 import { buildLearningMaterial } from "../learning.js";
 import { stepDir } from "../run-dir.js";
 import type { BatchOutcome, BatchVersion } from "../rollouts/batch.js";
+import type { StepRecord } from "../records.js";
 import type { LearningMaterial, RolloutRecord } from "../types.js";
 import { actingBatch, runVersionBatch, validationBatches, type Validation } from "./act.js";
 import { commitStep } from "./commit.js";
+import { committedHistory } from "./history.js";
 import { actingInstances, describeScreening, perInstance, screenDecision, statusFromEvolver, stepStatus, stepSummary, type Screening } from "./decisions.js";
 import { evolveCandidate, type StepScope } from "./evolve.js";
 import { movePointers } from "./pointers.js";
@@ -83,7 +85,8 @@ async function learningMaterial(env: RunEnvironment, state: RunState, scope: Ste
     accepted: { commit: accepted.commit, tree: accepted.tree, score: accepted.score },
     rollouts: acting.records,
     trainInstances: env.instances.train.length,
-    history: state.steps,
+    history: await committedHistory(env, state.steps),
+    ...(state.steps.last ? { previous: state.steps.last } : {}),
     file: join(scope.dir, "learning.json"),
   });
   await writeJson(material.file, material);
@@ -105,10 +108,8 @@ function scored(record: RolloutRecord) {
   return { instance: record.instance, trial: record.trial, score: record.score };
 }
 
-function reportStep(env: RunEnvironment, state: RunState, record: RunState["steps"][number]): void {
-  const best = state.steps.reduce<number | null>(
-    (top, item) => (item.status === "accepted" && item.score !== null && (top === null || item.score > top) ? item.score : top),
-    state.run.accepted.score,
-  );
+function reportStep(env: RunEnvironment, state: RunState, record: StepRecord): void {
+  const [accepted, current] = [state.steps.bestAccepted, state.run.accepted.score];
+  const best = accepted === null ? current : current === null ? accepted : Math.max(accepted, current);
   env.progress.stepFinished(record.step, record.status, record.score, best, record.summary);
 }

@@ -170,7 +170,7 @@ function actorFields(settings: OpenedTraining["opened"]["settings"]): ActorField
  * up (returned). `latest.state` follows every committed step.
  */
 async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState }, tell: RunNotifier): Promise<string | undefined> {
-  const stopped = () => latest.state.steps[latest.state.steps.length - 1]?.status === "stopped";
+  const stopped = () => latest.state.steps.last?.status === "stopped";
   for (let step = latest.state.run.lastStep + 1; step <= env.settings.steps && !stopped(); step++) {
     const budget = budgetReached(env.settings, { rollouts: env.batches.cache.size, elapsedSeconds: elapsedSeconds(env), usage: usageByRole(env.batches.cache, latest.state.steps) });
     if (budget) {
@@ -178,8 +178,8 @@ async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState 
       return budget;
     }
     latest.state = await runStep(env, latest.state, step);
-    await tell.stepCommitted(latest.state.steps[latest.state.steps.length - 1]!, latest.state.run);
-    const refused = latest.state.steps[latest.state.steps.length - 1]?.evolver.calls?.refused;
+    await tell.stepCommitted(latest.state.steps.last!, latest.state.run);
+    const refused = latest.state.steps.last?.evolver.calls?.refused;
     if (refused) {
       env.progress.note(`budget reached at step ${step}: ${refused}`);
       return refused;
@@ -190,6 +190,7 @@ async function stepWithinBudgets(env: RunEnvironment, latest: { state: RunState 
 
 function resultOf(env: RunEnvironment, finished: Awaited<ReturnType<typeof finishRun>>): TrainResult {
   const { run, steps } = finished.state;
+  const records = finished.records;
   return {
     run: run.run,
     status: run.status,
@@ -199,7 +200,7 @@ function resultOf(env: RunEnvironment, finished: Awaited<ReturnType<typeof finis
     finalCommit: finished.commit,
     finalTag: finished.tag,
     exported: finished.exported,
-    steps: steps.map((step) => ({ step: step.step, status: step.status, score: step.score, commit: step.commit, summary: step.summary })),
+    steps: records.map((step) => ({ step: step.step, status: step.status, score: step.score, commit: step.commit, summary: step.summary })),
     test: finished.test,
     rollouts: { ...run.rollouts },
     usage: { ...usageByRole(env.batches.cache, steps), total: run.usage },

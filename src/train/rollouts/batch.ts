@@ -58,7 +58,7 @@ export async function runBatch(version: BatchVersion, split: Split, items: Batch
   const records = await Promise.all(
     items.map(async (item) => {
       const key = rolloutKey(version, split, item, env.task);
-      const hit = env.cache.get(key);
+      const hit = await env.cache.get(key);
       if (hit) {
         cached += 1;
         env.onSettled?.(hit, true);
