@@ -12,6 +12,7 @@ import { walkTree } from "../adapter/tree.js";
 import { HermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
 import { blobObject, commitObject, deflateObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
+import { RecentCache } from "./recent-cache.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
 
 /** A file of a recorded tree. */
@@ -36,6 +37,8 @@ export interface CommitInfo {
 const IDENTITY = { name: "hermit", email: "hermit@localhost" };
 const TEMP_DIR = "hermit-tmp";
 const BLOB_CACHE_BYTES = 32 * 1024 * 1024;
+/** Trees whose file maps are kept: the working set of a step (accepted, candidate, raw, template, base) and more. */
+const TREES_KEPT = 16;
 
 /**
  * isomorphic-git with atomic `writeFile`: temp files live in `<gitdir>/hermit-tmp/` (never
@@ -66,12 +69,13 @@ function atomicFs(gitdir: string) {
 
 export class VersionStore {
   private readonly fs: ReturnType<typeof atomicFs>;
+  /** Files in the widest tree read or written: the caches below hold a few such trees. */
+  private widest = 0;
   /** Object ids known to be in the store, so unchanged files are not compressed again. */
-  private readonly known = new Set<string>();
-  /** Trees and blobs are immutable: keep what was read (blobs up to a byte budget). */
-  private readonly fileMaps = new Map<string, FileMap>();
-  private readonly blobs = new Map<string, Uint8Array>();
-  private blobBytes = 0;
+  private readonly known = new RecentCache<string, true>({ count: () => Math.max(128, 4 * this.widest) });
+  /** Trees and blobs are immutable: keep the recently used ones (blobs up to a byte budget). */
+  private readonly fileMaps = new RecentCache<string, FileMap>({ count: () => TREES_KEPT });
+  private readonly blobs = new RecentCache<string, Uint8Array>({ count: () => Math.max(64, 3 * this.widest), bytes: BLOB_CACHE_BYTES, size: (blob) => blob.length });
 
   private constructor(readonly gitdir: string) {
     this.fs = atomicFs(gitdir);
@@ -128,7 +132,7 @@ export class VersionStore {
   private async writeObject(object: EncodedObject): Promise<string> {
     if (!this.known.has(object.oid)) {
       await git.writeObject({ fs: this.fs, gitdir: this.gitdir, type: object.type, object: deflateObject(object), format: "deflated", oid: object.oid });
-      this.known.add(object.oid);
+      this.known.set(object.oid, true);
     }
     return object.oid;
   }
@@ -139,6 +143,7 @@ export class VersionStore {
       files: Map<string, TreeEntryInfo>;
       dirs: Map<string, Dir>;
     }
+    this.widest = Math.max(this.widest, files.size);
     const root: Dir = { files: new Map(), dirs: new Map() };
     for (const [path, entry] of files) {
       const parts = path.split("/");
@@ -173,7 +178,7 @@ export class VersionStore {
       }
     };
     await walk(tree, "");
-    if (this.fileMaps.size > 1000) this.fileMaps.clear();
+    this.widest = Math.max(this.widest, map.size);
     this.fileMaps.set(tree, map);
     return new Map(map);
   }
@@ -182,12 +187,7 @@ export class VersionStore {
     const cached = this.blobs.get(oid);
     if (cached) return cached;
     const blob = (await git.readBlob({ fs: this.fs, gitdir: this.gitdir, oid })).blob;
-    if (this.blobBytes + blob.length > BLOB_CACHE_BYTES) {
-      this.blobs.clear();
-      this.blobBytes = 0;
-    }
     this.blobs.set(oid, blob);
-    this.blobBytes += blob.length;
     return blob;
   }
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { train } from "../../src/builtins.js";
 import { historyEntry } from "../../src/train/learning.js";
 import type { StepRecord } from "../../src/train/records.js";
+import { RecentCache } from "../../src/train/recent-cache.js";
 import { RolloutCache } from "../../src/train/rollouts/cache.js";
 import type { RolloutRecord } from "../../src/train/types.js";
 import { tempDir } from "../helpers.js";
@@ -82,5 +83,22 @@ describe("history: read back from disk each step", () => {
     });
     expect(result.steps.map((step) => [step.step, step.status, step.commit])).toEqual(records.map((record) => [record.step, record.status, record.commit]));
     expect(await readFile(join(result.runDir, "CARD.md"), "utf8")).toContain(records[4].summary);
+  });
+});
+
+describe("the version store's caches: bounded, most recently used kept", () => {
+  it("drops the least recently used entry past its count, and past its bytes", () => {
+    let count = 2;
+    const cache = new RecentCache<string, string>({ count: () => count, bytes: 10, size: (value) => value.length });
+    cache.set("a", "1");
+    cache.set("b", "2");
+    expect(cache.get("a")).toBe("1");
+    cache.set("c", "3");
+    expect([cache.has("a"), cache.has("b"), cache.has("c")]).toEqual([true, false, true]);
+    count = 3;
+    cache.set("d", "123456789");
+    // 1 + 1 + 9 bytes > 10: the least recently used ("a") goes, and then it fits.
+    expect([cache.has("a"), cache.has("c"), cache.get("d")]).toEqual([false, true, "123456789"]);
+    expect(cache.size).toBe(2);
   });
 });
