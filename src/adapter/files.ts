@@ -4,7 +4,8 @@
  * touches the file system directly.
  */
 import { createHash } from "node:crypto";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { closeSync, constants, openSync, statSync, type Stats } from "node:fs";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import { HermitError } from "../errors.js";
 import type { Problem } from "./types.js";
@@ -103,14 +104,24 @@ export async function readAdapterText(root: string, path: string, maxBytes = LIM
   return text;
 }
 
-/** Fail with a clear error unless `dir` is a readable directory. */
+/**
+ * Fail with a clear error unless `dir` is a readable directory. Synchronous underneath (a spec
+ * check asks this of two folders each time; a thread-pool round trip costs more than the call).
+ */
 export async function assertDirectory(dir: string, what: string): Promise<void> {
-  const info = await stat(dir).catch(() => undefined);
+  let info: Stats | undefined;
+  try {
+    info = statSync(dir);
+  } catch {
+    info = undefined;
+  }
   if (!info) throw new HermitError("INPUT_NOT_FOUND", `${dir}: ${what} directory not found`, { path: dir });
   if (!info.isDirectory()) throw new HermitError("INPUT_UNREADABLE", `${dir}: ${what} is not a directory`, { path: dir });
-  await readdir(dir).catch(() => {
+  try {
+    closeSync(openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY));
+  } catch {
     throw new HermitError("INPUT_UNREADABLE", `${dir}: ${what} directory is not readable`, { path: dir });
-  });
+  }
 }
 
 /** Line endings normalized so a CRLF checkout hashes like an LF one. */

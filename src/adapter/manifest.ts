@@ -80,9 +80,22 @@ export function validateManifest(data: unknown, file: string): Manifest {
   return data;
 }
 
+/**
+ * Valid manifests by their text: a Trainer step reads the same template and candidate
+ * manifests several times (each spec check, each repair), and parsing the YAML was most of a
+ * check's time. Bounded; each caller gets its own copy.
+ */
+const parsed = new Map<string, Manifest>();
+const PARSED_MAX = 16;
+
 /** Parse and validate the text of an `adapter.yaml`. */
 export function parseManifest(text: string, file: string): Manifest {
-  return validateManifest(parseYaml(text, file), file);
+  const known = parsed.get(text);
+  if (known) return structuredClone(known);
+  const manifest = validateManifest(parseYaml(text, file), file);
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!);
+  parsed.set(text, structuredClone(manifest));
+  return manifest;
 }
 
 /** Split `file:function`. The schema has already vetted the shape. */

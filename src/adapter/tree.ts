@@ -220,21 +220,26 @@ function readFileAt(absolute: string, wanted = (size: number) => size <= LIMITS.
     const info = fstatSync(fd);
     if (!info.isFile()) return { problem: "is not a regular file" };
     if (!wanted(info.size)) return { size: info.size };
-    const data = Buffer.allocUnsafe(info.size);
-    let offset = 0;
-    while (offset < info.size) {
-      const count = readSync(fd, data, offset, info.size - offset, offset);
-      if (count === 0) break;
-      offset += count;
-    }
-    // A file that shrank while read is what it was when read.
-    return { size: offset, data: offset === info.size ? data : data.subarray(0, offset) };
+    const data = readOpenFile(fd, info.size);
+    return { size: data.length, data };
   } catch (error) {
     if (error instanceof HermitError) throw error;
     return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Up to `size` bytes of the open file `fd` from its start; a file that shrank while read is what it was when read. */
+export function readOpenFile(fd: number, size: number): Buffer {
+  const data = Buffer.allocUnsafe(size);
+  let offset = 0;
+  while (offset < size) {
+    const count = readSync(fd, data, offset, size - offset, offset);
+    if (count === 0) break;
+    offset += count;
+  }
+  return offset === size ? data : data.subarray(0, offset);
 }
 
 /** The real path of a symlink's target inside the root, or the problem with it. */

@@ -5,15 +5,15 @@
  * `git fsck --strict` stays clean.
  */
 import * as nodeFs from "node:fs";
-import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import git from "isomorphic-git";
-import { walkTree } from "../adapter/tree.js";
 import { HermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
 import { blobObject, commitObject, deflateObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
 import { RecentCache } from "./recent-cache.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
+import { exportTreeTo, recordDirectory } from "./tree-files.js";
 
 /** A file of a recorded tree. */
 export interface TreeEntryInfo {
@@ -110,15 +110,8 @@ export class VersionStore {
   }
 
   /** Record every file of `dir` (as `walkTree` sees it: no `.git`, no `node_modules`, no escaping symlink). */
-  async writeDirectory(dir: string): Promise<{ tree: string; files: FileMap }> {
-    const { files } = await walkTree(dir);
-    const map: FileMap = new Map();
-    await inBatches(files, async (file) => {
-      const absolute = join(dir, file.path);
-      const [bytes, info] = await Promise.all([readFile(absolute), stat(absolute)]);
-      map.set(file.path, { oid: await this.writeBlob(bytes), mode: info.mode & 0o111 ? "100755" : "100644" });
-    });
-    return { tree: await this.writeFileMap(map), files: map };
+  writeDirectory(dir: string): Promise<{ tree: string; files: FileMap }> {
+    return recordDirectory(this, dir);
   }
 
   async writeBlob(bytes: Uint8Array): Promise<string> {
@@ -195,25 +188,8 @@ export class VersionStore {
    * Make `dir` hold exactly the files of `tree`: files not in the tree are removed, changed
    * ones rewritten, equal ones left alone.
    */
-  async exportTree(tree: string, dir: string): Promise<FileMap> {
-    const files = await this.readFileMap(tree);
-    await mkdir(dir, { recursive: true });
-    const present = await walkTree(dir);
-    for (const file of present.files) if (!files.has(file.path)) await rm(join(dir, file.path), { force: true });
-    for (const problem of present.problems) await rm(join(dir, problem.path), { force: true, recursive: true });
-    await removeEmptyDirs(dir);
-    await inBatches([...files], async ([path, entry]) => {
-      const target = join(dir, path);
-      const bytes = await this.readBlob(entry.oid);
-      const current = await readFile(target).catch(() => undefined);
-      if (!current || !Buffer.from(bytes).equals(current)) {
-        await mkdir(dirname(target), { recursive: true });
-        await rm(target, { force: true });
-        await writeFile(target, bytes);
-      }
-      await chmod(target, entry.mode === "100755" ? 0o755 : 0o644);
-    });
-    return files;
+  exportTree(tree: string, dir: string): Promise<FileMap> {
+    return exportTreeTo(this, tree, dir);
   }
 
   /** Write a commit; `time` (seconds) defaults to now. */
@@ -309,21 +285,4 @@ export class VersionStore {
     }
     return out;
   }
-}
-
-/** Run `fn` over `items`, at most 64 at a time (a big adapter must not exhaust file handles). */
-async function inBatches<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += 64) await Promise.all(items.slice(i, i + 64).map(fn));
-}
-
-async function removeEmptyDirs(dir: string): Promise<boolean> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  let empty = true;
-  for (const entry of entries) {
-    if (entry.isDirectory() && entry.name !== ".git") {
-      if (await removeEmptyDirs(join(dir, entry.name))) await rm(join(dir, entry.name), { recursive: true });
-      else empty = false;
-    } else empty = false;
-  }
-  return empty;
 }
