@@ -15,9 +15,20 @@ const names = (await readdir(dir))
   .map((file) => file.replace(/\.ts$/, ""))
   .filter((name) => wanted.length === 0 || wanted.includes(name))
   .sort();
+// A benchmark that fails is reported and the others still run; the run then exits 1.
+const failed: string[] = [];
 for (const name of names) {
   console.log(`\n# bench/${name}.ts`);
-  await import(join(dir, `${name}.ts`));
+  try {
+    await import(join(dir, `${name}.ts`));
+  } catch (error) {
+    failed.push(name);
+    console.log(`bench/${name}.ts failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
 }
 closeTimer();
 printSummary();
+if (failed.length > 0) {
+  console.log(`\nfailed: ${failed.map((name) => `bench/${name}.ts`).join(", ")} (their goals are "not measured" above)`);
+  process.exitCode = 1;
+}
