@@ -1,4 +1,5 @@
 /** What a command hands back to the CLI shell: the only place that prints results and exits. */
+import type { Command } from "commander";
 import type { ExitCode } from "../errors.js";
 
 export interface CommandResult {
@@ -8,6 +9,11 @@ export interface CommandResult {
   /** Human output for stdout. */
   text?: string;
 }
+
+/** A command module's entry: adds its commands to the program; `run` wraps each action. */
+export type CommandRegistration = (program: Command, run: RunAction) => void;
+/** Runs one command's action: prints its result (as JSON when `json`), maps failures to exit codes. */
+export type RunAction = (json: boolean, action: () => Promise<CommandResult>) => Promise<void>;
 
 export function emit(result: CommandResult, asJson: boolean): void {
   if (asJson && result.json !== undefined) process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);

@@ -6,13 +6,10 @@ import { Command, CommanderError, type Option } from "commander";
 import { HermitError, isHermitError, errorMessage } from "../errors.js";
 import { hermitVersion } from "../package-root.js";
 import { closest } from "../suggest.js";
-import { emit, type CommandResult } from "./output.js";
+import { emit, type CommandRegistration, type CommandResult, type RunAction } from "./output.js";
 
 /** Internal bug (not the user's input): EX_SOFTWARE. */
 const INTERNAL_ERROR_EXIT = 70;
-
-export type CommandRegistration = (program: Command, run: RunAction) => void;
-export type RunAction = (json: boolean, action: () => Promise<CommandResult>) => Promise<void>;
 
 /**
  * Command modules, in the order `--help` lists them, each with the top-level commands it adds

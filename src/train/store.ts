@@ -13,17 +13,9 @@ import { writeFileAtomic } from "../fs/atomic.js";
 import { blobObject, commitObject, deflateObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
 import { RecentCache } from "./recent-cache.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
-import { exportTreeTo, recordDirectory } from "./tree-files.js";
+import { exportTreeTo, recordDirectory, type FileMap, type TreeEntryInfo } from "./tree-files.js";
 
-/** A file of a recorded tree. */
-export interface TreeEntryInfo {
-  oid: string;
-  /** `100644` or `100755`. */
-  mode: string;
-}
-
-/** path → blob, the flat view of a tree. */
-export type FileMap = Map<string, TreeEntryInfo>;
+export type { FileMap, TreeEntryInfo } from "./tree-files.js";
 
 export interface CommitInfo {
   oid: string;

@@ -7,10 +7,27 @@
 import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readOpenFile, walkTree } from "../adapter/tree.js";
-import type { FileMap, VersionStore } from "./store.js";
+
+/** A file of a recorded tree. */
+export interface TreeEntryInfo {
+  oid: string;
+  /** `100644` or `100755`. */
+  mode: string;
+}
+
+/** path → blob, the flat view of a tree. */
+export type FileMap = Map<string, TreeEntryInfo>;
+
+/** What moving a folder to and from the store needs of it (the version store is one). */
+export interface TreeStore {
+  writeBlob(bytes: Uint8Array): Promise<string>;
+  writeFileMap(files: FileMap): Promise<string>;
+  readFileMap(tree: string): Promise<FileMap>;
+  readBlob(oid: string): Promise<Uint8Array>;
+}
 
 /** Record every file of `dir` (as `walkTree` sees it: no `.git`, no `node_modules`, no escaping symlink). */
-export async function recordDirectory(store: VersionStore, dir: string): Promise<{ tree: string; files: FileMap }> {
+export async function recordDirectory(store: TreeStore, dir: string): Promise<{ tree: string; files: FileMap }> {
   const { files } = await walkTree(dir);
   const map: FileMap = new Map();
   for (const file of files) {
@@ -25,7 +42,7 @@ export async function recordDirectory(store: VersionStore, dir: string): Promise
  * Make `dir` hold exactly the files of `tree`: files not in the tree (and anything walkTree
  * refuses: links out, special files) are removed, changed ones rewritten, equal ones left alone.
  */
-export async function exportTreeTo(store: VersionStore, tree: string, dir: string): Promise<FileMap> {
+export async function exportTreeTo(store: TreeStore, tree: string, dir: string): Promise<FileMap> {
   const files = await store.readFileMap(tree);
   mkdirSync(dir, { recursive: true });
   const present = await walkTree(dir);

@@ -7,7 +7,7 @@ import { ExitCode } from "../../errors.js";
 import type { DeployResult } from "../../deploy/deploy.js";
 import type { WorkspaceStatus } from "../../deploy/status.js";
 import { HOST_IDS } from "../../hosts/ids.js";
-import type { CommandRegistration, RunAction } from "../program.js";
+import type { CommandRegistration, RunAction } from "../output.js";
 
 const HOST_LIST = HOST_IDS.join(", ");
 

@@ -1,7 +1,7 @@
 /** `hermit report <run-id>`: one self-contained HTML page of a run. The work is in `src/report/`. */
 import type { Command } from "commander";
 import { ExitCode } from "../../errors.js";
-import type { CommandRegistration } from "../program.js";
+import type { CommandRegistration } from "../output.js";
 
 interface ReportFlags {
   runsDir: string;

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
 import { AUDIT_LOG_ENV } from "../../runtime/audit-log.js";
-import type { CommandRegistration } from "../program.js";
+import type { CommandRegistration } from "../output.js";
 
 interface ServeFlags {
   adapter: string;

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
-import type { CommandRegistration } from "../program.js";
+import type { CommandRegistration } from "../output.js";
 
 export const register: CommandRegistration = (program: Command, run) => {
   const spec = program

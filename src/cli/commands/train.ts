@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { ExitCode, HermitError } from "../../errors.js";
 import { formatList, formatShow, formatTrain, trainJson } from "./train-format.js";
-import type { CommandRegistration } from "../program.js";
+import type { CommandRegistration } from "../output.js";
 import { addSettingFlags, settingsFromFlags } from "../setting-flags.js";
 
 

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
-import type { CommandRegistration } from "../program.js";
+import type { CommandRegistration } from "../output.js";
 import { SELECT_HELP } from "./deploy.js";
 
 const DEFAULT_TIMEOUT_SECONDS = 90;

@@ -7,8 +7,7 @@
 import type { Command } from "commander";
 import { DURATION_HINT, parseDuration } from "../../duration.js";
 import { ExitCode, HermitError } from "../../errors.js";
-import { log } from "../output.js";
-import type { CommandRegistration } from "../program.js";
+import { log, type CommandRegistration } from "../output.js";
 
 interface WorkerFlags {
   redis: string;
