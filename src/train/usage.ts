@@ -103,8 +103,9 @@ export function usageJson(totals: UsageTotals): Record<Field, UsageFigureJson> {
   return out;
 }
 
-/** One line: tokens and cost of one role. */
-export function describeTotals(totals: UsageTotals): string {
+/** One line: tokens and cost of one role (`sources` names what reports: rollouts, Evolver steps). */
+export function describeTotals(totals: UsageTotals, sources = "sources"): string {
   if (totals.sources === 0) return "none";
+  if (FIELDS.every((field) => totals.reported[field] === 0)) return `unknown: none of ${totals.sources} ${sources} reported tokens or cost`;
   return `${describeUsage(totals, "inputTokens")} in / ${describeUsage(totals, "outputTokens")} out tokens, cost ${describeUsage(totals, "costUsd")}`;
 }

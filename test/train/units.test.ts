@@ -7,7 +7,7 @@ import { diffFiles } from "../../src/train/card.js";
 import { sample, seededRandom } from "../../src/train/random.js";
 import { VersionStore } from "../../src/train/store.js";
 import { formatMessage, parseMessage } from "../../src/train/trailers.js";
-import { addUsage, describeUsage, emptyUsage } from "../../src/train/usage.js";
+import { addUsage, describeTotals, describeUsage, emptyUsage } from "../../src/train/usage.js";
 import { tempDir, testdir } from "../helpers.js";
 import { fsck, git } from "./helpers.js";
 
@@ -86,6 +86,15 @@ describe("small pure helpers", () => {
     totals = addUsage(totals, { inputTokens: 40, costUsd: 0.5 });
     expect(describeUsage(totals, "inputTokens")).toBe("≥ 40 (1 of 2 unreported)");
     expect(describeUsage(addUsage(emptyUsage(), { costUsd: 0.25 }), "costUsd")).toBe("$0.2500");
+  });
+
+  it("says once that a role reported nothing, and per field when it reported some", () => {
+    const silent = addUsage(addUsage(emptyUsage(), undefined), undefined);
+    expect(describeTotals(silent, "rollouts")).toBe("unknown: none of 2 rollouts reported tokens or cost");
+    expect(describeTotals(addUsage(silent, { outputTokens: 7 }), "rollouts")).toBe(
+      "unknown (not reported) in / ≥ 7 (2 of 3 unreported) out tokens, cost unknown (not reported)",
+    );
+    expect(describeTotals(emptyUsage())).toBe("none");
   });
 
   it("lists added, modified and deleted files between two trees", () => {

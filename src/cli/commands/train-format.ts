@@ -82,7 +82,7 @@ export function formatShow(details: RunDetails, report: string | undefined, runs
     `  accepted: commit ${record.accepted.commit.slice(0, 12)} (step ${record.accepted.step}, validation ${fmt(record.accepted.score)})`,
     `  steps: ${record.lastStep}/${record.settings.steps}; rollouts: ${record.rollouts.ran} run, ${record.rollouts.cached} from the cache; ${record.elapsedSeconds.toFixed(1)} s`,
     ...(record.settings.learnerModel ? [`  learner: ${record.settings.learnerModel}${record.settings.learnerBaseUrl ? ` at ${record.settings.learnerBaseUrl}` : ""}`] : []),
-    ...(record.usageByRole ? [`  usage by role: acting ${describeTotals(record.usageByRole.acting)}`, `                 learning ${describeTotals(record.usageByRole.learning)}`] : []),
+    ...(record.usageByRole ? [`  usage by role: acting ${describeTotals(record.usageByRole.acting, "rollouts")}`, `                 learning ${describeTotals(record.usageByRole.learning, "Evolver steps")}`] : []),
   ];
   if (record.final) {
     lines.push(`  final: tag ${record.final.tag} (commit ${record.final.commit.slice(0, 12)}); test base ${fmt(record.final.test.base.score)} → final ${fmt(record.final.test.final.score)}`);
@@ -133,5 +133,5 @@ function rolloutLines(rollouts: RolloutRecord[]): string[] {
 
 /** Usage lines: acting, learning (with its calls) and the total; unknown figures say so. */
 function usageLines(usage: { acting: UsageTotals; learning: UsageTotals; total: UsageTotals }): string[] {
-  return [`  usage: acting ${describeTotals(usage.acting)}`, `         learning ${describeTotals(usage.learning)}`, `         total ${describeTotals(usage.total)}`];
+  return [`  usage: acting ${describeTotals(usage.acting, "rollouts")}`, `         learning ${describeTotals(usage.learning, "Evolver steps")}`, `         total ${describeTotals(usage.total, "rollouts and Evolver steps")}`];
 }
