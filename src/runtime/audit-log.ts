@@ -11,7 +11,7 @@ import { HermitError } from "../errors.js";
 import type { Adapter } from "../adapter/types.js";
 import { hermitVersion } from "../package-root.js";
 import type { SandboxGrants } from "../sandbox/tool-layout.js";
-import type { AuditHeader, AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
+import type { AuditHeader, AuditRecord, CallSignal, ToolBackend, ToolOutcome } from "./types.js";
 
 /**
  * The variable `hermit serve` takes its audit log from when `--audit-log` is not given: a
@@ -97,7 +97,7 @@ export function auditRecord(tool: string, args: unknown, outcome: ToolOutcome, t
 /** A backend that records every call it runs in `log` (the log is closed with the backend). */
 export function audited(backend: ToolBackend, log: AuditLog): ToolBackend {
   return {
-    async call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolOutcome> {
+    async call(name: string, args: unknown, options?: { signal?: CallSignal }): Promise<ToolOutcome> {
       const time = new Date().toISOString();
       const started = performance.now();
       const outcome = await backend.call(name, args, options);
