@@ -2,8 +2,11 @@
  * The audit log: one JSON line per tool call, appended. Lines are written one at a time
  * through a single append-mode handle, each with one write, so concurrent calls never
  * interleave within a process; other processes appending to the same file (O_APPEND) get
- * whole lines too on a local file system.
+ * whole lines too on a local file system. The write is synchronous: a line is in the file
+ * when `append` returns, and a call's answer waits for no thread-pool round trip (~50 us,
+ * a fifth of a `hermit serve` call).
  */
+import { writeSync } from "node:fs";
 import { mkdir, open, stat, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -11,7 +14,7 @@ import { HermitError } from "../errors.js";
 import type { Adapter } from "../adapter/types.js";
 import { hermitVersion } from "../package-root.js";
 import type { SandboxGrants } from "../sandbox/tool-layout.js";
-import type { AuditHeader, AuditRecord, ToolBackend, ToolOutcome } from "./types.js";
+import type { AuditHeader, AuditRecord, CallSignal, ToolBackend, ToolOutcome } from "./types.js";
 
 /**
  * The variable `hermit serve` takes its audit log from when `--audit-log` is not given: a
@@ -21,8 +24,7 @@ import type { AuditHeader, AuditRecord, ToolBackend, ToolOutcome } from "./types
 export const AUDIT_LOG_ENV = "HERMIT_AUDIT_LOG";
 
 export class AuditLog {
-  private queue: Promise<void> = Promise.resolve();
-
+  private closed = false;
   private constructor(
     /** Absolute path of the log file. */
     readonly file: string,
@@ -40,21 +42,24 @@ export class AuditLog {
     }
   }
 
-  /** Append one record; resolves once its line is written. */
+  /** Append one record: its line is written when this returns; rejects when it could not be. */
   append(record: AuditRecord | AuditHeader): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify(record)}\n`);
-    const write = this.queue.then(async () => {
+    // After close the descriptor's number may name another file by now.
+    if (this.closed) return Promise.reject(new HermitError("USAGE", `${this.file}: the audit log is closed`, { path: this.file }));
+    try {
+      const line = Buffer.from(`${JSON.stringify(record)}\n`);
       let offset = 0;
-      while (offset < line.length) offset += (await this.handle.write(line, offset)).bytesWritten;
-    });
-    // A failed write must not wedge the lines after it.
-    this.queue = write.catch(() => undefined);
-    return write;
+      while (offset < line.length) offset += writeSync(this.handle.fd, line, offset);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  /** Wait for every pending line, then close the file. */
+  /** Close the file (every line appended is written already). */
   async close(): Promise<void> {
-    await this.queue;
+    if (this.closed) return;
+    this.closed = true;
     await this.handle.close();
   }
 }
@@ -97,7 +102,7 @@ export function auditRecord(tool: string, args: unknown, outcome: ToolOutcome, t
 /** A backend that records every call it runs in `log` (the log is closed with the backend). */
 export function audited(backend: ToolBackend, log: AuditLog): ToolBackend {
   return {
-    async call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolOutcome> {
+    async call(name: string, args: unknown, options?: { signal?: CallSignal }): Promise<ToolOutcome> {
       const time = new Date().toISOString();
       const started = performance.now();
       const outcome = await backend.call(name, args, options);

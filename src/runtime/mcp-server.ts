@@ -69,12 +69,17 @@ export function toMcpTool(tool: PublishedTool): Tool {
  */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
-/** Structured content (for object values) plus a text rendering; errors as `isError` text. */
+/**
+ * Structured content (for object values) plus a text rendering; errors as `isError` text.
+ * Keys in the order the SDK's result check writes them (`_meta` first), so that an answer
+ * reads the same whichever path sent it (`tool-call-lane.ts` sends it unchecked).
+ */
 export function toCallToolResult(outcome: ToolOutcome, tool = "the tool"): CallToolResult {
   if (!outcome.ok) return errorResult(outcome.code, outcome.message);
-  const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
-  if (isJsonObject(outcome.value)) result.structuredContent = outcome.value;
-  else result._meta = { [META_VALUE]: outcome.value };
+  const content: CallToolResult["content"] = [{ type: "text", text: outcome.text }];
+  const result: CallToolResult = isJsonObject(outcome.value)
+    ? { content, structuredContent: outcome.value }
+    : { _meta: { [META_VALUE]: outcome.value }, content };
   // At most 3 bytes of UTF-8 per character, and escaping at most doubles the text: only a
   // large text can make the answer too long.
   if (outcome.text.length * 9 > MAX_RESPONSE_BYTES) {
@@ -88,5 +93,5 @@ export function toCallToolResult(outcome: ToolOutcome, tool = "the tool"): CallT
 }
 
 function errorResult(code: string, message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true, _meta: { [META_ERROR_CODE]: code } };
+  return { _meta: { [META_ERROR_CODE]: code }, content: [{ type: "text", text: message }], isError: true };
 }

@@ -12,6 +12,7 @@ import { listenHttp } from "./http-server.js";
 import { createToolServer } from "./mcp-server.js";
 import { readResourcesFile } from "./resources.js";
 import { LineTransport } from "./stdio-transport.js";
+import { ToolCallLane } from "./tool-call-lane.js";
 import { Toolbox } from "./toolbox.js";
 import type { ToolBackend, ToolResources } from "./types.js";
 
@@ -113,8 +114,14 @@ export async function serveAdapter(options: ServeOptions): Promise<RunningServer
   const opened = toolbox;
   transport.onBackpressure = (congested) => (congested ? opened.hold() : opened.release());
   transport.overloaded = () => opened.waiting > MAX_WAITING_CALLS;
+  // Plain tools/call requests skip the SDK's request machinery (see tool-call-lane.ts).
+  const lane = new ToolCallLane({ backend, send: (message) => transport.send(message), onerror: (error) => server.onerror?.(error) });
+  transport.lane = lane;
   server.onclose = () => void close();
-  stopTransport = () => server.close();
+  stopTransport = async () => {
+    await server.close();
+    lane.close();
+  };
   await server.connect(transport);
   log(`hermit serve: ${label} on stdio`);
   return { tools, closed, close };

@@ -23,6 +23,11 @@ export class LineTransport implements Transport {
   onBackpressure?: (congested: boolean) => void;
   /** Whether too many requests wait already; reading stops until it says false. */
   overloaded?: () => boolean;
+  /**
+   * Sees each message before the server does (`ToolCallLane`): `take` gets it parsed but not
+   * yet checked, and answers a plain tools/call itself; `observe` sees each checked message.
+   */
+  lane?: { take(message: unknown): boolean; observe(message: JSONRPCMessage): void };
 
   private readonly splitter: LineSplitter;
   private closed = false;
@@ -132,6 +137,7 @@ export class LineTransport implements Transport {
       this.reject(null, ErrorCode.ParseError, `Parse error: ${(error as Error).message}`);
       return;
     }
+    if (this.lane?.take(data)) return;
     const parsed = JSONRPCMessageSchema.safeParse(data);
     if (!parsed.success) {
       const id = (data as { id?: unknown } | null)?.id;
@@ -139,6 +145,7 @@ export class LineTransport implements Transport {
       this.reject(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, message);
       return;
     }
+    this.lane?.observe(parsed.data);
     this.onmessage?.(parsed.data);
   }
 

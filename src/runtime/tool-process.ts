@@ -38,6 +38,7 @@ import {
   type ToolProcessOptions,
 } from "./tool-process-running.js";
 import { letIdleProcessGo, startToolProcess, type ProcessListener } from "./tool-process-start.js";
+import type { CallSignal } from "./types.js";
 
 export class ToolProcess {
   private current: RunningProcess | undefined;
@@ -88,7 +89,7 @@ export class ToolProcess {
   }
 
   /** Run one call with a time limit; `signal` cancels it. Never throws. */
-  run(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<ProcessOutcome> {
+  run(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: CallSignal): Promise<ProcessOutcome> {
     if (this.closed) return Promise.resolve({ ok: false, code: "TOOL_FAILED", message: "the tool runtime is closed" });
     if (signal?.aborted) return Promise.resolve(cancelledOutcome);
     return new Promise<ProcessOutcome>((resolve) => {

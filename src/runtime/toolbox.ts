@@ -13,7 +13,7 @@ import type { SandboxGrants } from "../sandbox/tool-layout.js";
 import { publishTool, renderValue } from "./published.js";
 import { TOOL_MEMORY_BYTES, prepareLaunch, type PreparedLaunch } from "./tool-launch.js";
 import { ToolProcess } from "./tool-process.js";
-import { RESOURCES_PARAMETER, type PublishedTool, type ToolBackend, type ToolOutcome, type ToolResources } from "./types.js";
+import { RESOURCES_PARAMETER, type CallSignal, type PublishedTool, type ToolBackend, type ToolOutcome, type ToolResources } from "./types.js";
 
 /** Default per-call time limit (ms). */
 export const TOOL_TIMEOUT_MS = 30_000;
@@ -105,7 +105,7 @@ export class Toolbox implements ToolBackend {
     for (const runtime of [this.runtimes.node, this.runtimes.python]) if (runtime) action(runtime.process);
   }
 
-  async call(name: string, args: unknown, options: { signal?: AbortSignal } = {}): Promise<ToolOutcome> {
+  async call(name: string, args: unknown, options: { signal?: CallSignal } = {}): Promise<ToolOutcome> {
     const tool = this.byName.get(name);
     if (!tool) return { ok: false, code: "TOOL_UNKNOWN", message: unknownToolMessage(name, [...this.byName.keys()]) };
     const input = args ?? {};

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers.js";
 import { ensureBuilt, fixtureAdapter, hermitCli } from "./fixture.js";
 import { connectStdio, serveArgs, serverSuite } from "./server-suite.js";
 
@@ -85,5 +88,63 @@ describe("hermit serve over stdio, malformed input", () => {
     session.child.stdin.end();
     expect(await exited).toBe(0);
     expect(session.stderr).toContain(`hermit serve: runtime-fixture 1.2.3: 19 tool(s) (node ${process.version}) on stdio`);
+  });
+});
+
+describe("hermit serve over stdio, the direct lane of tools/call", () => {
+  let session: RawSession;
+  let auditLog: string;
+  const call = (id: number, params: Record<string, unknown>) => session.send(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }));
+  const auditErrors = async (tool: string) =>
+    (await readFile(auditLog, "utf8").catch(() => ""))
+      .split("\n")
+      .filter((line) => line.includes(`"tool":"${tool}"`))
+      .map((line) => (JSON.parse(line) as { error?: unknown }).error);
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    const adapter = await fixtureAdapter();
+    auditLog = join(await tempDir(), "audit.jsonl");
+    session = new RawSession(spawn(process.execPath, [hermitCli, "serve", "--adapter", adapter, "--audit-log", auditLog], { stdio: "pipe" }));
+  });
+  afterAll(() => {
+    session?.child.kill();
+  });
+
+  it("answers a plain call byte for byte as the SDK's path answers the same call", async () => {
+    // The lane takes the plain call and the one with a progress token; an unknown params key
+    // (which the SDK's schema strips) sends the third through the SDK.
+    for (const [name, args] of [
+      ["count_words", { text: "a b c" }],
+      ["upper", { text: "x" }],
+      ["fail", { reason: "boom" }],
+      ["count_words", { text: 3 }],
+    ] as const) {
+      call(10, { name, arguments: args });
+      call(11, { name, arguments: args, _meta: { progressToken: "p" } });
+      call(12, { name, arguments: args, unknownKey: true });
+      const [plain, meta, viaSdk] = [await session.response(10), await session.response(11), await session.response(12)];
+      expect(JSON.stringify(plain.result)).toBe(JSON.stringify(viaSdk.result));
+      expect(JSON.stringify(meta.result)).toBe(JSON.stringify(viaSdk.result));
+      session.lines.splice(0);
+    }
+  });
+
+  it("stops a call the client cancels: no answer, and the audit log records TOOL_CANCELLED", async () => {
+    call(20, { name: "sleep", arguments: { ms: 60_000 } });
+    session.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 20, reason: "enough" } }));
+    await expect.poll(() => auditErrors("sleep")).toEqual([{ code: "TOOL_CANCELLED", message: "tool 'sleep' cancelled by the client" }]);
+    call(21, { name: "count_words", arguments: { text: "still here" } });
+    expect((await session.response(21)).result).toMatchObject({ structuredContent: { count: 2 } });
+    expect(session.lines.filter((line) => (line as { id?: unknown }).id === 20)).toEqual([]);
+  });
+
+  it("cancels a call still running when stdin closes, logs it, and exits 0", async () => {
+    call(30, { name: "echo_later", arguments: { text: "late", delayMs: 60_000 } });
+    const exited = new Promise<number | null>((resolve) => session.child.once("exit", (code) => resolve(code)));
+    session.child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(await auditErrors("echo_later")).toEqual([{ code: "TOOL_CANCELLED", message: "tool 'echo_later' cancelled by the client" }]);
+    expect(session.lines.filter((line) => (line as { id?: unknown }).id === 30)).toEqual([]);
   });
 });
