@@ -50,11 +50,23 @@ export function fixedMatch(manifest: Manifest): (path: string) => boolean {
   return isFixed;
 }
 
+const learnableMatchers = new WeakMap<Manifest, Array<{ rule: LearnableRule; match: (path: string) => boolean }>>();
+
+/** Each learnable rule of `manifest` with its compiled pattern (compiled once per manifest). */
+function learnableRules(manifest: Manifest): Array<{ rule: LearnableRule; match: (path: string) => boolean }> {
+  let rules = learnableMatchers.get(manifest);
+  if (!rules) {
+    rules = (manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
+    learnableMatchers.set(manifest, rules);
+  }
+  return rules;
+}
+
 /** True for a path a candidate may change: one a learnable pattern of `manifest` matches and no fixed one does. */
 export function learnableMatch(manifest: Manifest): (path: string) => boolean {
   const isFixed = fixedMatch(manifest);
-  const matchers = (manifest.structure?.learnable ?? []).map((rule) => matcher(rule.path));
-  return (path) => !isFixed(path) && matchers.some((match) => match(path));
+  const rules = learnableRules(manifest);
+  return (path) => !isFixed(path) && rules.some(({ match }) => match(path));
 }
 
 export const fixedFilesRule: Rule = ({ candidate, root }) => {
@@ -107,7 +119,7 @@ function asProblems(parse: () => unknown): string[] {
 
 /** Learnable paths: every candidate file must be declared; declared files meet format, size and count. */
 export const learnableRule: Rule = ({ candidate, root }) => {
-  const rules = (root.manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
+  const rules = learnableRules(root.manifest);
   const isFixed = fixedMatch(root.manifest);
   const issues: Issue[] = [];
   const counts = new Map<LearnableRule, string[]>();

@@ -29,16 +29,18 @@ export function writeLooseRef(gitdir: string, ref: string, oid: string, tempDir:
 }
 
 /**
- * The id a loose ref file holds; undefined when there is no such file or it holds anything else
- * (a symbolic ref, a folder of refs): the caller asks isomorphic-git, which also reads packed refs.
+ * What the files say of `ref` (a full name): the id its loose ref file holds, `null` when it has
+ * no loose file and the repository no packed refs (no such ref), undefined when they cannot say
+ * (packed refs, a symbolic ref, a folder of refs): then the caller asks isomorphic-git.
  */
-export function readLooseRef(gitdir: string, ref: string): string | undefined {
+export function readLooseRef(gitdir: string, ref: string): string | null | undefined {
   if (!validRefName(ref)) return undefined;
   let text: string;
   try {
     text = readFileSync(join(gitdir, ref), "utf8").trim();
-  } catch {
-    return undefined;
+  } catch (error) {
+    const absent = (error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(join(gitdir, "packed-refs"));
+    return absent ? null : undefined;
   }
   return OBJECT_ID.test(text) ? text : undefined;
 }

@@ -223,7 +223,7 @@ export class VersionStore {
   /** The object a full ref names, or undefined when it does not exist. */
   async getRef(ref: string): Promise<string | undefined> {
     const loose = readLooseRef(this.gitdir, ref);
-    if (loose) return loose;
+    if (loose !== undefined) return loose ?? undefined;
     try {
       return await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref });
     } catch (error) {
