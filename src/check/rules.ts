@@ -28,7 +28,21 @@ export interface SpecFacts {
 
 export type Rule = (facts: SpecFacts) => Issue[];
 
-const matcher = (pattern: string) => picomatch(pattern, { dot: true });
+const compiled = new Map<string, (path: string) => boolean>();
+
+/**
+ * A pattern's matcher, compiled once: manifests are handed out as fresh copies (see
+ * `parseManifest`), so the rules see the same patterns in new objects at every check.
+ */
+function matcher(pattern: string): (path: string) => boolean {
+  let match = compiled.get(pattern);
+  if (!match) {
+    if (compiled.size >= 1024) compiled.clear();
+    match = picomatch(pattern, { dot: true });
+    compiled.set(pattern, match);
+  }
+  return match;
+}
 
 /** The manifest's fixed patterns: `structure.fixed` and the custom checker's file. */
 export function fixedPatterns(manifest: Manifest): string[] {
@@ -50,16 +64,9 @@ export function fixedMatch(manifest: Manifest): (path: string) => boolean {
   return isFixed;
 }
 
-const learnableMatchers = new WeakMap<Manifest, Array<{ rule: LearnableRule; match: (path: string) => boolean }>>();
-
-/** Each learnable rule of `manifest` with its compiled pattern (compiled once per manifest). */
+/** Each learnable rule of `manifest` with its matcher. */
 function learnableRules(manifest: Manifest): Array<{ rule: LearnableRule; match: (path: string) => boolean }> {
-  let rules = learnableMatchers.get(manifest);
-  if (!rules) {
-    rules = (manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
-    learnableMatchers.set(manifest, rules);
-  }
-  return rules;
+  return (manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
 }
 
 /** True for a path a candidate may change: one a learnable pattern of `manifest` matches and no fixed one does. */
