@@ -4,8 +4,7 @@
  * touches the file system directly.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, openSync, statSync, type Stats } from "node:fs";
-import { readFile, realpath, stat } from "node:fs/promises";
+import { closeSync, constants, openSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { HermitError } from "../errors.js";
 import type { Problem } from "./types.js";
@@ -76,21 +75,23 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 
 /**
  * Read a file of the adapter as UTF-8 text. Throws HermitError naming the file when it is
- * missing, leaves the adapter, exceeds `maxBytes`, or is not UTF-8.
+ * missing, leaves the adapter, exceeds `maxBytes`, or is not UTF-8. Synchronous underneath: a
+ * spec check reads two manifests (and a Trainer step four), and each of the six thread-pool
+ * round trips (two realpaths, stat, open, read, close) costs more than the call.
  */
 export async function readAdapterText(root: string, path: string, maxBytes = LIMITS.fileBytes): Promise<string> {
   const absolute = resolveInside(root, path);
   const where = join(root, path);
   let real: string;
   try {
-    real = await realpath(absolute);
+    real = realpathSync.native(absolute);
   } catch {
     throw new HermitError("INPUT_NOT_FOUND", `${where}: file not found`, { path: where });
   }
-  if (!isInside(await realpath(root), real)) {
+  if (!isInside(realpathSync.native(root), real)) {
     throw new HermitError("PATH_UNSAFE", `${where}: symlink leaves the adapter`, { path: where });
   }
-  const info = await stat(real);
+  const info = statSync(real);
   if (!info.isFile()) throw new HermitError("INPUT_UNREADABLE", `${where}: not a file`, { path: where });
   if (info.size > maxBytes) {
     throw new HermitError("INPUT_TOO_LARGE", `${where}: ${info.size} bytes, over the limit of ${maxBytes}`, {
@@ -99,7 +100,7 @@ export async function readAdapterText(root: string, path: string, maxBytes = LIM
       limit: maxBytes,
     });
   }
-  const text = decodeUtf8(await readFile(real));
+  const text = decodeUtf8(readFileSync(real));
   if (text === undefined) throw new HermitError("INPUT_NOT_UTF8", `${where}: not valid UTF-8`, { path: where });
   return text;
 }

@@ -19,7 +19,7 @@ export interface ReadTree extends Tree {
 }
 
 /** C0 controls and DEL: a newline in a file name would forge lines in every report. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
@@ -42,7 +42,7 @@ export async function treeFile(root: string, rel: string): Promise<TreeFile | un
   if (rel.split("/").some((segment) => IGNORED_DIRS.has(segment) || CONTROL_CHARACTER.test(segment))) return undefined;
   let realRoot: string;
   try {
-    realRoot = realpathSync(root);
+    realRoot = realpathSync.native(root);
     const info = lstatSync(join(realRoot, rel));
     if (info.isFile()) return isInside(realRoot, realpathSync(join(realRoot, rel))) ? { path: rel, size: info.size } : undefined;
     if (!info.isSymbolicLink()) return undefined;
@@ -107,7 +107,7 @@ function tooManyBytes(root: string, total: number): HermitError {
 function scan(root: string, bytes: Map<string, Buffer> | undefined): Tree {
   let realRoot: string;
   try {
-    realRoot = realpathSync(root);
+    realRoot = realpathSync.native(root);
   } catch (error) {
     throw new HermitError("INPUT_UNREADABLE", `${root}: cannot read the folder: ${(error as Error).message}`, { path: root });
   }

@@ -2,7 +2,7 @@
  * `checkSpec(adapter, root)`: does a candidate meet its template's specification and load?
  * Gathers the facts (the IO), runs the pure rules, then the child-process load check.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { assertDirectory } from "../adapter/files.js";
@@ -70,14 +70,11 @@ async function gatherFacts(
   const equal = new Map<string, boolean>();
   // Only fixed files are compared with the root.
   const isFixed = fixedMatch(rootManifest);
-  await Promise.all(
-    [...sizes.keys()]
-      .filter((path) => rootFiles.has(path) && isFixed(path))
-      .map(async (path) => {
-        const ours = inspection.bytes.get(path);
-        equal.set(path, ours !== undefined && ours.equals(await readFile(join(rootPath, path))));
-      }),
-  );
+  for (const path of sizes.keys()) {
+    if (!rootFiles.has(path) || !isFixed(path)) continue;
+    const ours = inspection.bytes.get(path);
+    equal.set(path, ours !== undefined && ours.equals(readFileSync(join(rootPath, path))));
+  }
   return {
     candidate: {
       manifest: inspection.adapter.manifest,

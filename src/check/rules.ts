@@ -28,7 +28,21 @@ export interface SpecFacts {
 
 export type Rule = (facts: SpecFacts) => Issue[];
 
-const matcher = (pattern: string) => picomatch(pattern, { dot: true });
+const compiled = new Map<string, (path: string) => boolean>();
+
+/**
+ * A pattern's matcher, compiled once: manifests are handed out as fresh copies (see
+ * `parseManifest`), so the rules see the same patterns in new objects at every check.
+ */
+function matcher(pattern: string): (path: string) => boolean {
+  let match = compiled.get(pattern);
+  if (!match) {
+    if (compiled.size >= 1024) compiled.clear();
+    match = picomatch(pattern, { dot: true });
+    compiled.set(pattern, match);
+  }
+  return match;
+}
 
 /** The manifest's fixed patterns: `structure.fixed` and the custom checker's file. */
 export function fixedPatterns(manifest: Manifest): string[] {
@@ -50,11 +64,16 @@ export function fixedMatch(manifest: Manifest): (path: string) => boolean {
   return isFixed;
 }
 
+/** Each learnable rule of `manifest` with its matcher. */
+function learnableRules(manifest: Manifest): Array<{ rule: LearnableRule; match: (path: string) => boolean }> {
+  return (manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
+}
+
 /** True for a path a candidate may change: one a learnable pattern of `manifest` matches and no fixed one does. */
 export function learnableMatch(manifest: Manifest): (path: string) => boolean {
   const isFixed = fixedMatch(manifest);
-  const matchers = (manifest.structure?.learnable ?? []).map((rule) => matcher(rule.path));
-  return (path) => !isFixed(path) && matchers.some((match) => match(path));
+  const rules = learnableRules(manifest);
+  return (path) => !isFixed(path) && rules.some(({ match }) => match(path));
 }
 
 export const fixedFilesRule: Rule = ({ candidate, root }) => {
@@ -107,7 +126,7 @@ function asProblems(parse: () => unknown): string[] {
 
 /** Learnable paths: every candidate file must be declared; declared files meet format, size and count. */
 export const learnableRule: Rule = ({ candidate, root }) => {
-  const rules = (root.manifest.structure?.learnable ?? []).map((rule) => ({ rule, match: matcher(rule.path) }));
+  const rules = learnableRules(root.manifest);
   const isFixed = fixedMatch(root.manifest);
   const issues: Issue[] = [];
   const counts = new Map<LearnableRule, string[]>();

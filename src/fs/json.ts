@@ -1,8 +1,10 @@
 /**
  * JSON records on disk: whole documents written atomically, and append-only JSON lines whose
- * torn last line (a crash mid-append) is skipped when read.
+ * torn last line (a crash mid-append) is skipped when read. One line is appended or read back
+ * synchronously: a few KB, cheaper than the thread pool's round trips (open, IO, close).
  */
-import { appendFile, open, readFile } from "node:fs/promises";
+import { appendFileSync, closeSync, openSync, readSync } from "node:fs";
+import { appendFile, readFile } from "node:fs/promises";
 import { HermitError, type ErrorCode } from "../errors.js";
 import { writeFileAtomic } from "./atomic.js";
 
@@ -30,7 +32,7 @@ export async function readJson<T>(file: string, code: ErrorCode = "RUN_INVALID")
 /** Append one JSON line; returns its length in bytes. A line cut short by a crash is skipped by `readJsonLines`. */
 export async function appendJsonLine(file: string, value: unknown): Promise<number> {
   const line = `${JSON.stringify(value)}\n`;
-  await appendFile(file, line);
+  appendFileSync(file, line);
   return Buffer.byteLength(line);
 }
 
@@ -90,12 +92,12 @@ export async function scanJsonLines<T>(file: string, visit: (value: T, offset: n
 
 /** The JSON line of `file` that starts at byte `offset`; undefined when there is none or it is not JSON. */
 export async function readJsonLineAt<T>(file: string, offset: number): Promise<T | undefined> {
-  const handle = await open(file, "r");
+  const fd = openSync(file, "r");
   try {
     const chunks: Buffer[] = [];
     for (let position = offset, size = 4096; ; position += size, size *= 2) {
       const chunk = Buffer.alloc(size);
-      const { bytesRead } = await handle.read(chunk, 0, size, position);
+      const bytesRead = readSync(fd, chunk, 0, size, position);
       const newline = chunk.subarray(0, bytesRead).indexOf(0x0a);
       chunks.push(chunk.subarray(0, newline === -1 ? bytesRead : newline));
       if (newline !== -1 || bytesRead < size) break;
@@ -104,6 +106,6 @@ export async function readJsonLineAt<T>(file: string, offset: number): Promise<T
   } catch {
     return undefined;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

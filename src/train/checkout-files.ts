@@ -3,11 +3,11 @@
  * `checkout.ts` holds the lock and places the index): compare the worktree with its index and
  * the new tree, rewrite what differs, remove what the tree no longer has, and return the new
  * index. What git's own `reset --hard` decides from the same facts, for the plain case only.
+ * The few files of an adapter are looked at synchronously (no thread-pool round trip per file).
  */
-import { lstat, mkdir, readFile, rmdir, unlink } from "node:fs/promises";
-import type { BigIntStats } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmdirSync, unlinkSync, type BigIntStats } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../fs/atomic.js";
+import { writeFileAtomicSync } from "../fs/atomic.js";
 import { blobObject } from "./git-objects.js";
 import { decodeIndex, encodeIndex, indexStat, sameStat, type IndexEntry, type IndexStat } from "./git-index.js";
 import type { TreeEntryInfo, VersionStore } from "./store.js";
@@ -21,13 +21,14 @@ class NotPlain extends Error {}
  * folder or link stands where a file belongs).
  */
 export async function refreshWorktree(store: VersionStore, dir: string, indexFile: string, tree: string): Promise<Buffer | undefined> {
-  const [data, indexInfo] = await Promise.all([readFile(indexFile).catch(() => undefined), lstat(indexFile, { bigint: true }).catch(() => undefined)]);
+  const indexInfo = lstatSync(indexFile, { bigint: true, throwIfNoEntry: false });
+  const data = indexInfo ? readOptional(indexFile) : undefined;
   const old = data && indexInfo ? decodeIndex(data) : undefined;
   if (!old || !indexInfo) return undefined;
   const files = await store.readFileMap(tree);
   try {
     const recorded = new Map(old.map((entry) => [entry.path, entry]));
-    for (const entry of old) if (!files.has(entry.path)) await removeFile(dir, entry.path);
+    for (const entry of old) if (!files.has(entry.path)) removeFile(dir, entry.path);
     const entries: IndexEntry[] = [];
     for (const [path, info] of files) {
       entries.push(await fileEntry(store, dir, path, info, recorded.get(path), indexInfo.mtimeNs));
@@ -42,14 +43,15 @@ export async function refreshWorktree(store: VersionStore, dir: string, indexFil
 /** The index entry of `path` after making the file hold `info`'s blob (rewritten only when it does not). */
 async function fileEntry(store: VersionStore, dir: string, path: string, info: TreeEntryInfo, recorded: IndexEntry | undefined, indexMtime: bigint): Promise<IndexEntry> {
   const target = join(dir, path);
-  const current = await lstat(target, { bigint: true }).catch(() => undefined);
+  const current = lstatSync(target, { bigint: true, throwIfNoEntry: false });
   if (current?.isDirectory() || current?.isSymbolicLink()) throw new NotPlain(path);
-  if (current && recorded && recorded.oid === info.oid && recorded.mode === info.mode && (await unchanged(target, current, recorded, indexMtime))) {
+  if (current && recorded && recorded.oid === info.oid && recorded.mode === info.mode && unchanged(target, current, recorded, indexMtime)) {
     return { ...recorded, stat: indexStat(current) };
   }
-  await foldersFor(dir, path);
-  await writeFileAtomic(target, await store.readBlob(info.oid), { mode: info.mode === "100755" ? 0o755 : 0o644 });
-  return { path, oid: info.oid, mode: info.mode, stat: indexStat(await lstat(target, { bigint: true })) };
+  const bytes = await store.readBlob(info.oid);
+  foldersFor(dir, path);
+  writeFileAtomicSync(target, bytes, { mode: info.mode === "100755" ? 0o755 : 0o644 });
+  return { path, oid: info.oid, mode: info.mode, stat: indexStat(lstatSync(target, { bigint: true })) };
 }
 
 /**
@@ -57,12 +59,21 @@ async function fileEntry(store: VersionStore, dir: string, path: string, info: T
  * it is not "racily clean" (changed in the same instant the index was written), or else its
  * content and executable bit match — git's own test.
  */
-async function unchanged(target: string, current: BigIntStats, recorded: IndexEntry, indexMtime: bigint): Promise<boolean> {
+function unchanged(target: string, current: BigIntStats, recorded: IndexEntry, indexMtime: bigint): boolean {
   const now = indexStat(current);
   const executable = (current.mode & 0o111n) !== 0n;
   if (executable !== (recorded.mode === "100755")) return false;
   if (sameStat(now, recorded.stat) && mtimeNs(recorded.stat) < indexMtime) return true;
-  return blobObject(await readFile(target)).oid === recorded.oid;
+  return blobObject(readFileSync(target)).oid === recorded.oid;
+}
+
+/** The file's bytes, or undefined when it cannot be read. */
+function readOptional(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 function mtimeNs(stat: IndexStat): bigint {
@@ -70,28 +81,28 @@ function mtimeNs(stat: IndexStat): bigint {
 }
 
 /** Make the folders on the way to `path` (a file or link in their place is not plain). */
-async function foldersFor(dir: string, path: string): Promise<void> {
+function foldersFor(dir: string, path: string): void {
   let current = dir;
   for (const part of path.split("/").slice(0, -1)) {
     current = join(current, part);
-    const info = await lstat(current).catch(() => undefined);
+    const info = lstatSync(current, { throwIfNoEntry: false });
     if (info?.isDirectory()) continue;
     if (info) throw new NotPlain(path);
-    await mkdir(current);
+    mkdirSync(current);
   }
 }
 
 /** Remove a file the new tree does not have, and the folders it leaves empty. */
-async function removeFile(dir: string, path: string): Promise<void> {
+function removeFile(dir: string, path: string): void {
   const target = join(dir, path);
-  const info = await lstat(target).catch(() => undefined);
+  const info = lstatSync(target, { throwIfNoEntry: false });
   if (info?.isDirectory()) throw new NotPlain(path);
-  if (info) await unlink(target);
+  if (info) unlinkSync(target);
   for (let folder = dirname(target); folder.length > dir.length && folder.startsWith(`${dir}/`); folder = dirname(folder)) {
-    const removed = await rmdir(folder).then(
-      () => true,
-      () => false,
-    );
-    if (!removed) break;
+    try {
+      rmdirSync(folder);
+    } catch {
+      break;
+    }
   }
 }

@@ -6,7 +6,8 @@
  * (`updateCheckout`): it rewrites the files that changed and the worktree's index, as
  * `git reset --hard` would, and leaves the work to the CLI when anything is not as it left it.
  */
-import { open, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { HermitError, errorMessage } from "../errors.js";
@@ -39,8 +40,8 @@ function cleanEnv(): Record<string, string> {
 
 /** The admin directory git keeps for the worktree at `dir`, read from its `.git` file. */
 async function worktreeGitdir(dir: string): Promise<string | undefined> {
-  const text = await readFile(join(dir, ".git"), "utf8").catch(() => undefined);
-  const match = text ? /^gitdir: (.+)$/m.exec(text) : null;
+  const text = readText(join(dir, ".git"));
+  const match = /^gitdir: (.+)$/m.exec(text);
   return match ? match[1].trim() : undefined;
 }
 
@@ -93,32 +94,47 @@ async function sweepRefreshLeftovers(tree: SimpleGit, dir: string): Promise<void
  */
 export async function updateCheckout(store: VersionStore, dir: string, branch: string, tree: string): Promise<"in-process" | "git"> {
   const admin = await worktreeGitdir(dir);
-  const head = admin ? (await readFile(join(admin, "HEAD"), "utf8").catch(() => "")).trim() : "";
+  const head = admin ? readText(join(admin, "HEAD")).trim() : "";
   if (admin && head === `ref: refs/heads/${branch}` && (await refreshLocked(store, dir, join(admin, "index"), tree))) return "in-process";
   await syncCheckout(store.gitdir, dir, branch);
   return "git";
 }
 
-/** The refresh under `index.lock`; false (nothing held, the worktree maybe partly refreshed) when the CLI must finish it. */
+/**
+ * The refresh under `index.lock`; false (nothing held, the worktree maybe partly refreshed) when
+ * the CLI must finish it. The lock and the index are written synchronously: a few KB.
+ */
 async function refreshLocked(store: VersionStore, dir: string, index: string, tree: string): Promise<boolean> {
   const lock = `${index}.lock`;
-  const handle = await open(lock, "wx").catch(() => undefined);
-  if (!handle) return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(lock, "wx");
+  } catch {
+    return false;
+  }
   let done = false;
   try {
     // Whatever went wrong here, the CLI gets to do it (and reports what it cannot).
     const bytes = await refreshWorktree(store, dir, index, tree).catch(() => undefined);
     if (bytes) {
-      await handle.writeFile(bytes);
-      await handle.close();
-      await rename(lock, index);
+      writeFileSync(fd, bytes);
+      closeSync(fd);
+      fd = undefined;
+      renameSync(lock, index);
       done = true;
     }
   } finally {
-    if (!done) {
-      await handle.close().catch(() => undefined);
-      await unlink(lock).catch(() => undefined);
-    }
+    if (fd !== undefined) closeSync(fd);
+    if (!done) rmSync(lock, { force: true });
   }
   return done;
+}
+
+/** A file's text, or "" when it cannot be read. */
+function readText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * The version store: a bare Git repository (default `runs/versions.git`) shared by runs,
- * written with isomorphic-git. Every write is crash-safe: objects and refs are written to a
- * temp file and renamed into place, so a `kill -9` never leaves a torn object or ref and
- * `git fsck --strict` stays clean.
+ * read with isomorphic-git; objects and refs are written straight to its files (`loose-files.ts`).
+ * Every write is crash-safe: objects and refs are written to a temp file and renamed into
+ * place, so a `kill -9` never leaves a torn object or ref and `git fsck --strict` stays clean.
  */
 import * as nodeFs from "node:fs";
 import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
@@ -10,7 +10,8 @@ import { join } from "node:path";
 import git from "isomorphic-git";
 import { HermitError } from "../errors.js";
 import { writeFileAtomic } from "../fs/atomic.js";
-import { blobObject, commitObject, deflateObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
+import { blobObject, commitObject, tagObject, treeObject, type EncodedObject } from "./git-objects.js";
+import { readLooseRef, writeLooseObject, writeLooseRef } from "./loose-files.js";
 import { RecentCache } from "./recent-cache.js";
 import { formatMessage, parseMessage, type CommitMessage } from "./trailers.js";
 import { exportTreeTo, recordDirectory, type FileMap, type TreeEntryInfo } from "./tree-files.js";
@@ -35,12 +36,14 @@ const TREES_KEPT = 16;
 /**
  * isomorphic-git with atomic `writeFile`: temp files live in `<gitdir>/hermit-tmp/` (never
  * under `refs/` or `objects/`, where git would read a stray one as a ref or an object).
+ * isomorphic-git probes the file system at every call by calling `readFile()` without a path
+ * (an error built and thrown each time): that probe is answered without one.
  */
 function atomicFs(gitdir: string) {
   const promises = nodeFs.promises;
   const tempDir = join(gitdir, TEMP_DIR);
   const fs = {
-    readFile: promises.readFile.bind(promises),
+    readFile: (file?: string, options?: Parameters<typeof promises.readFile>[1]) => (file === undefined ? Promise.resolve(undefined) : promises.readFile(file, options)),
     writeFile: async (file: string, data: string | Uint8Array, options?: unknown) => {
       if (typeof data === "string") data = Buffer.from(data, ((options as { encoding?: BufferEncoding })?.encoding ?? "utf8"));
       if (!file.startsWith(gitdir)) return writeFile(file, data);
@@ -61,6 +64,7 @@ function atomicFs(gitdir: string) {
 
 export class VersionStore {
   private readonly fs: ReturnType<typeof atomicFs>;
+  private readonly tempDir: string;
   /** Files in the widest tree read or written: the caches below hold a few such trees. */
   private widest = 0;
   /** Object ids known to be in the store, so unchanged files are not compressed again. */
@@ -71,6 +75,7 @@ export class VersionStore {
 
   private constructor(readonly gitdir: string) {
     this.fs = atomicFs(gitdir);
+    this.tempDir = join(gitdir, TEMP_DIR);
   }
 
   /** Open the store at `gitdir`, creating a bare repository when there is none. */
@@ -106,23 +111,23 @@ export class VersionStore {
     return recordDirectory(this, dir);
   }
 
+  /** Store a blob; its bytes are kept, so exporting a tree just written reads nothing back. */
   async writeBlob(bytes: Uint8Array): Promise<string> {
-    return this.writeObject(blobObject(bytes));
+    const oid = this.writeObject(blobObject(bytes));
+    this.blobs.set(oid, bytes);
+    return oid;
   }
 
-  /**
-   * Store an encoded object unless it is known to be there (isomorphic-git writes the deflated
-   * bytes as a loose object, atomically, and skips an object already on disk).
-   */
-  private async writeObject(object: EncodedObject): Promise<string> {
+  /** Store an encoded object (a loose object, unless it is known to be there or is on disk already). */
+  private writeObject(object: EncodedObject): string {
     if (!this.known.has(object.oid)) {
-      await git.writeObject({ fs: this.fs, gitdir: this.gitdir, type: object.type, object: deflateObject(object), format: "deflated", oid: object.oid });
+      writeLooseObject(this.gitdir, object, this.tempDir);
       this.known.set(object.oid, true);
     }
     return object.oid;
   }
 
-  /** Write the nested trees of a flat file map; returns the root tree id. */
+  /** Write the nested trees of a flat file map; returns the root tree id. The map is kept, as `readFileMap` would read it back. */
   async writeFileMap(files: FileMap): Promise<string> {
     interface Dir {
       files: Map<string, TreeEntryInfo>;
@@ -139,14 +144,16 @@ export class VersionStore {
       }
       dir.files.set(parts[parts.length - 1], entry);
     }
-    const write = async (dir: Dir): Promise<string> => {
+    const write = (dir: Dir): string => {
       const tree = [
         ...[...dir.files].map(([path, entry]) => ({ path, mode: entry.mode, oid: entry.oid })),
-        ...(await Promise.all([...dir.dirs].map(async ([path, sub]) => ({ path, mode: "040000", oid: await write(sub) })))),
+        ...[...dir.dirs].map(([path, sub]) => ({ path, mode: "040000", oid: write(sub) })),
       ];
       return this.writeObject(treeObject(tree));
     };
-    return write(root);
+    const tree = write(root);
+    this.fileMaps.set(tree, new Map([...files].map(([path, entry]) => [path, { oid: entry.oid, mode: entry.mode === "100755" ? "100755" : "100644" }])));
+    return tree;
   }
 
   /** The flat file map of a tree (a fresh copy the caller may change). */
@@ -197,7 +204,7 @@ export class VersionStore {
 
   /** Point `ref` (a full name, `refs/...`) at `oid`. Atomic. */
   async setRef(ref: string, oid: string): Promise<void> {
-    await git.writeRef({ fs: this.fs, gitdir: this.gitdir, ref, value: oid, force: true });
+    writeLooseRef(this.gitdir, ref, oid, this.tempDir);
   }
 
   /** Make the store's HEAD name `ref` (the latest run's branch), so clones and `git log` land there. */
@@ -207,6 +214,8 @@ export class VersionStore {
 
   /** The object a full ref names, or undefined when it does not exist. */
   async getRef(ref: string): Promise<string | undefined> {
+    const loose = readLooseRef(this.gitdir, ref);
+    if (loose !== undefined) return loose ?? undefined;
     try {
       return await git.resolveRef({ fs: this.fs, gitdir: this.gitdir, ref });
     } catch (error) {

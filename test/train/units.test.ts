@@ -1,5 +1,5 @@
 /** The Trainer's pure parts and the version store, on their own. */
-import { chmod, readdir, readFile, stat } from "node:fs/promises";
+import { chmod, lstat, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decide, type ScoredItem } from "../../src/train/acceptance.js";
@@ -138,6 +138,27 @@ describe("version store", () => {
     expect(fsck(gitdir)).toEqual({ status: 0, output: "" });
     expect(await readdir(join(gitdir, "hermit-tmp")).catch(() => [])).toEqual([]);
     await expect(store.resolveCommit("nope")).rejects.toMatchObject({ code: "INPUT_NOT_FOUND" });
+  });
+
+  it("exports over a folder in one pass: links, special names and emptied folders go, a wrong mode is put right, ignored folders stay", async () => {
+    const store = await VersionStore.open(join(await tempDir(), "versions.git"));
+    const { tree } = await store.writeDirectory(await testdir({ "ADAPTER.md": "# A\n", "skills/x/SKILL.md": "skill\n", "run.sh": "#!/bin/sh\n" }));
+    const outside = await testdir({ "secret.txt": "keep\n" });
+    const target = await testdir({ "skills/x/SKILL.md": "skill\n", "old/deep/file.txt": "gone\n", "empty/.keep": "", "node_modules/pkg/index.js": "kept\n", "run.sh": "#!/bin/sh\n" });
+    await rm(join(target, "empty/.keep"));
+    await symlink(join(outside, "secret.txt"), join(target, "ADAPTER.md"));
+    await writeFile(Buffer.concat([Buffer.from(`${target}/`), Buffer.from([0x62, 0xff])]), "bad name\n");
+    await chmod(join(target, "run.sh"), 0o755);
+    const before = (await stat(join(target, "skills/x/SKILL.md"))).ino;
+
+    await store.exportTree(tree, target);
+    expect((await readdir(target, { recursive: true })).sort()).toEqual(["ADAPTER.md", "node_modules", "node_modules/pkg", "node_modules/pkg/index.js", "run.sh", "skills", "skills/x", "skills/x/SKILL.md"]);
+    expect((await lstat(join(target, "ADAPTER.md"))).isFile()).toBe(true);
+    expect(await readFile(join(target, "ADAPTER.md"), "utf8")).toBe("# A\n");
+    expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("keep\n");
+    expect((await stat(join(target, "run.sh"))).mode & 0o777).toBe(0o644);
+    // An equal file is left in place, not rewritten.
+    expect((await stat(join(target, "skills/x/SKILL.md"))).ino).toBe(before);
   });
 
   it("refuses a non-empty folder that is not a repository", async () => {

@@ -3,7 +3,7 @@
  * may only read (the template root, the accepted version) is put back as recorded afterwards, a
  * deleted candidate folder fails the step, and how it went is kept in `steps/<n>/evolver.json`.
  */
-import { mkdir, stat } from "node:fs/promises";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../../errors.js";
 import { writeJson } from "../../fs/json.js";
@@ -94,14 +94,14 @@ export async function evolveCandidate(env: RunEnvironment, state: RunState, scop
   const { store, paths } = env;
   const accepted = state.run.accepted;
   await store.exportTree(accepted.tree, paths.candidate);
-  await mkdir(paths.state, { recursive: true });
+  mkdirSync(paths.state, { recursive: true });
   const learner = learnerFor(env, state, scope);
   let outcome = withCalls(await runEvolver(env, evolverContext(env, state, scope, material, learner)), learner?.calls());
   if (outcome.calls && outcome.calls.count > 0) env.progress.note(`${env.evolver.name}: ${describeCalls(outcome.calls)}`);
   // A stray write to the template root or the accepted version must not change what candidates
   // are checked against, or what the cache believes the accepted version scored.
   await restoreReadOnly(env, state.run.template.tree, accepted);
-  if (!(await stat(paths.candidate).catch(() => undefined))?.isDirectory()) {
+  if (!isDirectory(paths.candidate)) {
     if (outcome.status !== "threw" && outcome.status !== "failed") {
       outcome = { ...outcome, status: "failed", summary: `the Evolver removed its candidate directory workspace/adapter (${outcome.summary})` };
     }
@@ -111,10 +111,18 @@ export async function evolveCandidate(env: RunEnvironment, state: RunState, scop
   return outcome;
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 async function restoreReadOnly(env: RunEnvironment, templateTree: string, accepted: AcceptedVersion): Promise<void> {
   await env.store.exportTree(templateTree, env.paths.root);
   await env.store.exportTree(accepted.tree, env.paths.rolloutAdapter);
-  await mkdir(env.paths.state, { recursive: true });
+  mkdirSync(env.paths.state, { recursive: true });
 }
 
 async function runEvolver(env: RunEnvironment, context: EvolverContext): Promise<EvolverOutcome> {

@@ -4,7 +4,7 @@
  * the pointers. Each stage is one function with explicit inputs and outputs; the decisions are
  * pure (`decisions.ts`, `acceptance.ts`, `step-record.ts`).
  */
-import { mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { decide } from "../acceptance.js";
 import { writeJson } from "../../fs/json.js";
@@ -70,7 +70,7 @@ export async function runStep(env: RunEnvironment, state: RunState, step: number
 
 async function openStep(env: RunEnvironment, step: number): Promise<StepScope> {
   const dir = stepDir(env.paths, step);
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   env.progress.stepStarted(step, env.settings.steps);
   return { step, dir, callsDir: join(dir, "calls") };
 }

@@ -5,7 +5,8 @@
  * failed (`failed`: a host that crashed or ran out of time), keeping what it measured (usage,
  * adapter use).
  */
-import { mkdir, rm } from "node:fs/promises";
+import { lstatSync, mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { errorMessage } from "../../errors.js";
 import { auditLogFor } from "../run-dir.js";
 import type { AdapterUse } from "../../acting/types.js";
@@ -32,10 +33,12 @@ class RolloutTimeout extends Error {
 
 /** Run `job` once. Rejects only when `signal` (the run) was aborted: an unfinished rollout is not recorded. */
 export async function runAttempt(task: Task, job: RolloutJob, services: RolloutServices, signal: AbortSignal): Promise<AttemptResult> {
-  // An attempt starts from nothing: no evidence or audit log of an earlier attempt (or of a crash).
-  await rm(job.evidenceDir, { recursive: true, force: true });
-  await rm(auditLogFor(job.evidenceDir), { force: true });
-  await mkdir(job.evidenceDir, { recursive: true });
+  // An attempt starts from nothing: no evidence or audit log of an earlier attempt (or of a
+  // crash). Usually there is none: looking costs less than a removal through the thread pool.
+  const auditLog = auditLogFor(job.evidenceDir);
+  if (lstatSync(job.evidenceDir, { throwIfNoEntry: false })) await rm(job.evidenceDir, { recursive: true, force: true });
+  if (lstatSync(auditLog, { throwIfNoEntry: false })) await rm(auditLog, { force: true });
+  mkdirSync(job.evidenceDir, { recursive: true });
   const controller = new AbortController();
   let stopped: (reason: unknown) => void = () => undefined;
   // The run stopping ends the attempt at once, even if the task ignores its signal.
