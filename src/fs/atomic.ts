@@ -12,9 +12,14 @@ import { alive } from "./process.js";
 /** `.hermit-tmp-<pid>-<12 hex>`: the names of every temp file hermit writes. */
 export const TEMP_NAME = /^\.hermit-tmp-(\d+)-[0-9a-f]{12}$/;
 
-/** A fresh temp file name in `dir`, unique on this machine. */
+/** 48 bits: a random start per process, then counted up (one random draw per file cost as much as its write). */
+const TEMP_SPACE = 2 ** 48;
+let tempCount = randomBytes(6).readUIntBE(0, 6);
+
+/** A fresh temp file name in `dir`, unique on this machine (the pid, then a number no other name of this process had). */
 export function tempPath(dir: string): string {
-  return join(dir, `.hermit-tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+  tempCount = (tempCount + 1) % TEMP_SPACE;
+  return join(dir, `.hermit-tmp-${process.pid}-${tempCount.toString(16).padStart(12, "0")}`);
 }
 
 export interface AtomicWriteOptions {
