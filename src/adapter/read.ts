@@ -17,6 +17,8 @@ export interface Inspection {
   tree: Tree;
   /** The bytes of every file of the tree, read once. */
   bytes: ReadonlyMap<string, Buffer>;
+  /** The files of `bytes` that were executable when read. */
+  executables: ReadonlySet<string>;
   /** A file's bytes as UTF-8 text (undefined when unread or not UTF-8), decoded once. */
   text: (path: string) => string | undefined;
   problems: Problem[];
@@ -37,7 +39,7 @@ export async function readManifest(root: string): Promise<Manifest> {
 
 export async function inspectAdapter(root: string, options: InspectOptions = {}): Promise<Inspection> {
   const manifest = await readManifest(root);
-  const { bytes, ...tree } = await readTree(root);
+  const { bytes, executables, ...tree } = await readTree(root);
   const text = decodedOnce(bytes);
   const problems: Problem[] = [...tree.problems];
   const present = new Set(tree.files.map((file) => file.path));
@@ -49,7 +51,7 @@ export async function inspectAdapter(root: string, options: InspectOptions = {})
   const skills = readSkills(files, manifest, tree);
   const tools = readTools(manifest, present, report);
   const sourceHash = hashTree(tree.files, bytes);
-  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, bytes, text, problems };
+  return { adapter: { root, manifest, context, agents, skills, tools, sourceHash }, tree, bytes, executables, text, problems };
 }
 
 /** Decode each file at most once: the reader and the spec rules read the same texts. */

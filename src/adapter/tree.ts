@@ -16,6 +16,8 @@ import type { Problem } from "./types.js";
 /** A tree and the bytes of each of its files (those over `LIMITS.fileBytes` left out). */
 export interface ReadTree extends Tree {
   bytes: Map<string, Buffer>;
+  /** The files read whose mode has an executable bit, as the open file had it when read. */
+  executables: Set<string>;
 }
 
 /** C0 controls and DEL: a newline in a file name would forge lines in every report. */
@@ -60,8 +62,9 @@ export async function treeFile(root: string, rel: string): Promise<TreeFile | un
  */
 export async function readTree(root: string): Promise<ReadTree> {
   const bytes = new Map<string, Buffer>();
-  const tree = scan(root, bytes);
-  return { ...tree, bytes };
+  const executables = new Set<string>();
+  const tree = scan(root, bytes, executables);
+  return { ...tree, bytes, executables };
 }
 
 /**
@@ -103,8 +106,8 @@ function tooManyBytes(root: string, total: number): HermitError {
   );
 }
 
-/** Walk `root`; with `bytes`, read each regular file into it. */
-function scan(root: string, bytes: Map<string, Buffer> | undefined): Tree {
+/** Walk `root`; with `bytes`, read each regular file into it (and note the executable ones in `executables`). */
+function scan(root: string, bytes: Map<string, Buffer> | undefined, executables?: Set<string>): Tree {
   let realRoot: string;
   try {
     realRoot = realpathSync.native(root);
@@ -136,10 +139,10 @@ function scan(root: string, bytes: Map<string, Buffer> | undefined): Tree {
         continue;
       }
       if (entry.isDirectory()) pending.push(rel);
-      else if (entry.isFile()) addFile(root, join(realRoot, rel), rel, { files, problems, bytes, state });
+      else if (entry.isFile()) addFile(root, join(realRoot, rel), rel, { files, problems, bytes, executables, state });
       else if (entry.isSymbolicLink()) {
         const target = followLink(realRoot, rel);
-        if (typeof target === "string") addFile(root, target, rel, { files, problems, bytes, state });
+        if (typeof target === "string") addFile(root, target, rel, { files, problems, bytes, executables, state });
         else problems.push(target);
       } else {
         problems.push({ path: rel, check: "path", problem: "is not a regular file" });
@@ -168,6 +171,7 @@ interface Collect {
   files: TreeFile[];
   problems: Problem[];
   bytes: Map<string, Buffer> | undefined;
+  executables: Set<string> | undefined;
   state: { bytes: number };
 }
 
@@ -198,9 +202,10 @@ function addFile(root: string, absolute: string, rel: string, into: Collect): vo
   if ("problem" in read) return void into.problems.push({ path: rel, check: "path", problem: read.problem });
   into.files.push({ path: rel, size: read.size });
   if (read.data) into.bytes.set(rel, read.data);
+  if (read.executable) into.executables?.add(rel);
 }
 
-type FileRead = { size: number; data?: Buffer } | { problem: string };
+type FileRead = { size: number; data?: Buffer; executable?: boolean } | { problem: string };
 
 /**
  * Open, check, read and close one file. `wanted(size)` says whether to read it (default:
@@ -221,7 +226,7 @@ function readFileAt(absolute: string, wanted = (size: number) => size <= LIMITS.
     if (!info.isFile()) return { problem: "is not a regular file" };
     if (!wanted(info.size)) return { size: info.size };
     const data = readOpenFile(fd, info.size);
-    return { size: data.length, data };
+    return { size: data.length, data, executable: (info.mode & 0o111) !== 0 };
   } catch (error) {
     if (error instanceof HermitError) throw error;
     return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };

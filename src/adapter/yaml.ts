@@ -16,6 +16,8 @@ export interface YamlOptions {
  * under the column), duplicate keys and alias bombs. Returns plain data.
  */
 export function parseYaml(text: string, file: string, options: YamlOptions = {}): unknown {
+  const flat = parseFlatMapping(text);
+  if (flat) return flat;
   const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true, strict: true });
   const error = doc.errors[0];
   if (error) throw syntaxError(error, text, file, options.firstLine ?? 1);
@@ -28,6 +30,39 @@ export function parseYaml(text: string, file: string, options: YamlOptions = {})
       { path: file },
     );
   }
+}
+
+/** `name: value` on one line: a plain key, one space, a plain scalar with no space at its ends. */
+const FLAT_LINE = /^([A-Za-z_][A-Za-z0-9_-]*): (\S(?:[^\n]*\S)?)$/;
+/** Plain scalars that are not strings in YAML 1.2 (null, booleans, numbers), or could be in YAML 1.1. */
+const NOT_A_STRING = /^(?:[-+.~0-9]|(?:true|false|null|yes|no|on|off|y|n)$)/i;
+/** A character that starts anything but a plain scalar (an indicator), or one the fast path leaves to the parser. */
+const SPECIAL_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
+/** Printable characters but tabs, surrogates and the byte-order mark. */
+const PRINTABLE = /^[\u0020-\u007e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd]*$/;
+
+/**
+ * The common frontmatter (`name: x` and `description: Some text.`, one per line) without the
+ * YAML parser, which costs about as much as the rest of reading a skill. Only text whose
+ * meaning is certain is read here: each line a key and a plain string scalar (no quotes,
+ * comments, ` #`, `: `, tabs, a value that could be a number, a boolean or null), blank
+ * lines, no key twice. Anything else returns undefined, for the parser to read (and refuse).
+ */
+export function parseFlatMapping(text: string): Record<string, string> | undefined {
+  const data: Record<string, string> = {};
+  let keys = 0;
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const match = FLAT_LINE.exec(line);
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (key === "__proto__" || Object.hasOwn(data, key) || NOT_A_STRING.test(key)) return undefined;
+    if (SPECIAL_START.test(value) || NOT_A_STRING.test(value) || value.includes(": ") || value.includes(" #") || value.endsWith(":")) return undefined;
+    if (!PRINTABLE.test(value)) return undefined;
+    data[key] = value;
+    keys++;
+  }
+  return keys > 0 ? data : undefined;
 }
 
 function syntaxError(error: YAMLError, text: string, file: string, firstLine: number): HermitError {

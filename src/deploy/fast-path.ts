@@ -32,12 +32,19 @@ export interface FastPathInput {
   serverFor(adapterRoot: string): ServerCommand;
 }
 
+interface AdapterSource {
+  root: string;
+  sourceHash: string;
+  /** The executable files as read for the hash (undefined for an adapter read before: then they are looked at). */
+  executables?: ReadonlySet<string>;
+}
+
 /** The adapter's real root and source hash now; undefined when it cannot be read cleanly. */
-async function adapterSource(adapter: string | Adapter): Promise<{ root: string; sourceHash: string } | undefined> {
+async function adapterSource(adapter: string | Adapter): Promise<AdapterSource | undefined> {
   if (typeof adapter !== "string") return { root: await resolveRealPath(adapter.root), sourceHash: adapter.sourceHash };
   const root = await resolveRealPath(adapter);
   const tree = await readTree(root);
-  return tree.problems.length > 0 ? undefined : { root, sourceHash: hashTree(tree.files, tree.bytes) };
+  return tree.problems.length > 0 ? undefined : { root, sourceHash: hashTree(tree.files, tree.bytes), executables: tree.executables };
 }
 
 /** The report names of this deployment, found among the workspace's names. */
@@ -53,12 +60,11 @@ async function findNames(workspace: string, entries: readonly string[], host: Ho
 }
 
 /** What the projection depends on besides the source, as the record's `inputsHash` hashes it. */
-async function currentInputsHash(input: FastPathInput, root: string, record: DeploymentReport, workspace: string, entries: readonly string[]): Promise<string> {
+async function currentInputsHash(input: FastPathInput, source: AdapterSource, record: DeploymentReport, workspace: string, entries: readonly string[]): Promise<string> {
+  const { root } = source;
   const sources = [...new Set(record.files.flatMap((file) => (file.owner.export === "skills" && file.owner.sourcePath ? [file.owner.sourcePath] : [])))];
-  const executables: string[] = [];
-  for (const path of sources) {
-    if ((statSync(resolveInside(root, path)).mode & 0o111) !== 0) executables.push(path);
-  }
+  const executable = (path: string) => source.executables?.has(path) ?? (statSync(resolveInside(root, path)).mode & 0o111) !== 0;
+  const executables = sources.filter(executable);
   const agentsMd = READS_AGENTS_MD.has(input.host) && entries.includes("AGENTS.md") && lstatSync(`${workspace}/AGENTS.md`).isFile();
   return inputsHash({ server: input.serverFor(root), workspaceHasAgentsMd: agentsMd, existing: input.existing ?? false, executables, cliBuilt: input.cliBuilt });
 }
@@ -91,7 +97,7 @@ async function check(input: FastPathInput): Promise<Omit<DeployResult, "dryRun">
     record.workspace === workspace &&
     record.adapter.path === source.root &&
     record.adapter.sourceHash === source.sourceHash &&
-    record.inputsHash === (await currentInputsHash(input, source.root, record, workspace, listing.names));
+    record.inputsHash === (await currentInputsHash(input, source, record, workspace, listing.names));
   if (!same) return undefined;
   if (tempFilesBeside(workspace, record)) return undefined;
   const reader = await openWorkspace(workspace, names);

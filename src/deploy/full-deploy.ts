@@ -16,7 +16,7 @@ import { lockWorkspace, withWorkspaceLock } from "./lock.js";
 import { hasChanges, planDeploy, type Plan } from "./plan.js";
 import { GENERATED, LOCK_FILE, RECORD_FORMAT, RECORD_FORMAT_VERSION, existingNames, type DeploymentReport } from "./record.js";
 import { refuseDrift, summarize, type DeployResult } from "./result.js";
-import { knownFiles } from "./snapshot.js";
+import { knownFiles, sameSnapshot, type WorkspaceSnapshot } from "./snapshot.js";
 import { loadAdapter, type LoadedAdapter } from "./sources.js";
 import { assertSeparate, openWorkspace, resolveRealPath } from "./workspace.js";
 
@@ -24,6 +24,9 @@ interface Prepared {
   workspace: string;
   plan: Plan;
   files: VirtualFile[];
+  /** What the plan was made from, to tell whether it still holds under the lock. */
+  snapshot: WorkspaceSnapshot;
+  workspaceHasAgentsMd: boolean;
 }
 
 /** Notes about this machine (a missing hermit build) added to the host's notes. */
@@ -32,7 +35,12 @@ function machineNotes(adapter: Adapter, cliBuilt: boolean): ProjectionNote[] {
   return [{ item: "tools", note: `the MCP entry starts ${hermitCli}, which does not exist yet: build hermit (npm run build) before starting the host` }];
 }
 
-async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliBuilt: boolean): Promise<Prepared> {
+/**
+ * Read the workspace, project and plan. With `before` (the same deploy prepared a moment
+ * ago, outside the lock), a workspace read exactly as before keeps that plan: projection and
+ * plan are pure, so they would come out the same.
+ */
+async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliBuilt: boolean, before?: Prepared): Promise<Prepared> {
   const { adapter } = loaded;
   const host = getHost(options.host);
   const existing = options.existing ?? false;
@@ -41,9 +49,11 @@ async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliB
   const reader = await openWorkspace(workspace, existing ? existingNames(host.id, adapter.manifest.name) : GENERATED);
   const server = serverCommandFor(adapter.root);
   const workspaceHasAgentsMd = await reader.isFile("AGENTS.md");
-  const files = host.project(adapter, { ...loaded, server, hermitVersion, workspaceHasAgentsMd, existing });
+  const reuse = before?.workspace === workspace && before.workspaceHasAgentsMd === workspaceHasAgentsMd ? before : undefined;
+  const files = reuse?.files ?? host.project(adapter, { ...loaded, server, hermitVersion, workspaceHasAgentsMd, existing });
   await reader.read([...files.map((file) => file.path), ...knownFiles(reader.snapshot).keys()]);
   if (existing) await reader.listFolders(skillFolders(files));
+  if (reuse && sameSnapshot(reuse.snapshot, reader.snapshot)) return reuse;
   const items = exportedItems(adapter);
   const report: Omit<DeploymentReport, "files"> = {
     format: RECORD_FORMAT,
@@ -60,7 +70,7 @@ async function prepareDeploy(options: DeployOptions, loaded: LoadedAdapter, cliB
     activation: host.activation(adapter, workspace, files),
     notes: [...host.notes(adapter), ...machineNotes(adapter, cliBuilt)],
   };
-  return { workspace, files, plan: planDeploy({ files, report, snapshot: reader.snapshot }) };
+  return { workspace, files, snapshot: reader.snapshot, workspaceHasAgentsMd, plan: planDeploy({ files, report, snapshot: reader.snapshot }) };
 }
 
 /**
@@ -108,7 +118,7 @@ export async function fullDeploy(options: DeployOptions, cliBuilt: boolean): Pro
   }
   const applied = await withWorkspaceLock(prepared.workspace, async () => {
     // Plan again under the lock: another process may have changed the workspace meanwhile.
-    prepared = await prepareDeploy(options, loaded, cliBuilt);
+    prepared = await prepareDeploy(options, loaded, cliBuilt, prepared);
     refuseDrift(prepared.workspace, prepared.plan, force);
     return applyPlan(prepared.workspace, prepared.plan);
   });

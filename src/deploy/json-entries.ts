@@ -6,10 +6,22 @@
  * `jsonc-parser` locates the nodes; its `modify` removes an entry whose surroundings the user
  * has reformatted since (it reformats nearby text, so it is never used to insert). Pure.
  */
-import { applyEdits, findNodeAtLocation, getNodeValue, modify, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { Node, ParseError } from "jsonc-parser";
 import { sha256 } from "../adapter/files.js";
 import type { ConfigEntry } from "../hosts/types.js";
 import type { RecordedEntry } from "./record.js";
+
+let parser: typeof import("jsonc-parser") | undefined;
+
+/**
+ * jsonc-parser, required at its first use (it is CommonJS): most deploys and no-op redeploys
+ * (every Codex one) edit no JSON file, and loading it cost about 10 ms of a process's CPU.
+ */
+function jsonc(): typeof import("jsonc-parser") {
+  parser ??= createRequire(import.meta.url)("jsonc-parser") as typeof import("jsonc-parser");
+  return parser;
+}
 
 /** What hermit starts a JSON file it creates from; a file back at this after undeploy is removed. */
 export const EMPTY_JSON = "{}\n";
@@ -29,11 +41,11 @@ export function jsonStyle(text: string): JsonStyle {
 /** The parse tree of a JSON/JSONC document whose root is an object, or what is wrong with it. */
 export function parseDocument(text: string): { root: Node } | { problem: string } {
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const root = jsonc().parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const { error, offset } = errors[0];
     const line = text.slice(0, offset).split("\n").length;
-    return { problem: `not valid JSON (${printParseErrorCode(error)} at line ${line}); hermit edits only files it can parse` };
+    return { problem: `not valid JSON (${jsonc().printParseErrorCode(error)} at line ${line}); hermit edits only files it can parse` };
   }
   if (!root || root.type !== "object") return { problem: "is not a JSON object; hermit adds its entries only to an object" };
   return { root };
@@ -63,7 +75,7 @@ export function entryName(entry: EntryLocation): string {
 
 /** The node of an entry: the property (`key`) or the array member; undefined when absent. */
 export function findEntry(root: Node, entry: EntryLocation): Node | undefined {
-  const node = findNodeAtLocation(root, entry.key);
+  const node = jsonc().findNodeAtLocation(root, entry.key);
   if (!node) return undefined;
   if (entry.member === undefined) return node.parent;
   return node.type === "array" ? node.children?.find((child) => child.type === "string" && child.value === entry.member) : undefined;
@@ -71,13 +83,13 @@ export function findEntry(root: Node, entry: EntryLocation): Node | undefined {
 
 /** The value an entry's node holds. */
 export function entryValue(node: Node): unknown {
-  return getNodeValue(node.type === "property" ? (node.children?.[1] as Node) : node);
+  return jsonc().getNodeValue(node.type === "property" ? (node.children?.[1] as Node) : node);
 }
 
 /** Where a new entry goes: its container, or the container to create first (one level). */
 function containerOf(root: Node, config: ConfigEntry): { node: Node } | { create: string; kind: "object" | "array" } | { problem: string } {
   const path = config.member ? config.key : config.key.slice(0, -1);
-  const node = path.length === 0 ? root : findNodeAtLocation(root, path);
+  const node = path.length === 0 ? root : jsonc().findNodeAtLocation(root, path);
   const kind = config.member ? "array" : "object";
   if (node) return node.type === kind ? { node } : { problem: `'${path.join(".")}' is not ${kind === "array" ? "an array" : "an object"}` };
   if (path.length === 1) return { create: path[0], kind };
@@ -199,7 +211,7 @@ export function insertEntry(text: string, config: ConfigEntry): { text: string; 
     current = created.text;
     root = (parseDocument(current) as { root: Node }).root;
   }
-  const target = findNodeAtLocation(root, config.member ? config.key : config.key.slice(0, -1)) ?? root;
+  const target = jsonc().findNodeAtLocation(root, config.member ? config.key : config.key.slice(0, -1)) ?? root;
   const inserted = insertInto(current, target, style, (indent) => render(config, style, indent));
   const entry: RecordedEntry = {
     key: config.key,
@@ -231,7 +243,7 @@ function cutExactly(text: string, start: number, end: number, prefix: string, su
 function withoutAddedComma(text: string, entry: RecordedEntry): string {
   const parsed = parseDocument(text);
   if ("problem" in parsed) return text;
-  const container = findNodeAtLocation(parsed.root, entry.member !== undefined ? entry.key : entry.key.slice(0, -1));
+  const container = jsonc().findNodeAtLocation(parsed.root, entry.member !== undefined ? entry.key : entry.key.slice(0, -1));
   const last = container?.children?.at(-1);
   if (!container || !last) return text;
   const end = last.offset + last.length;
@@ -243,7 +255,7 @@ function withoutAddedComma(text: string, entry: RecordedEntry): string {
 function removeWithEditor(text: string, path: Array<string | number>): string {
   const style = jsonStyle(text);
   const options = { formattingOptions: { insertSpaces: style.unit !== "\t", tabSize: style.unit === "\t" ? 1 : style.unit.length, eol: style.eol } };
-  return applyEdits(text, modify(text, path, undefined, options));
+  return jsonc().applyEdits(text, jsonc().modify(text, path, undefined, options));
 }
 
 /**
@@ -268,7 +280,7 @@ export function removeEntry(text: string, entry: RecordedEntry): { text: string;
   if (entry.parent) {
     const containerPath = entry.member !== undefined ? entry.key : entry.key.slice(0, -1);
     const reparsed = parseDocument(next);
-    const container = "root" in reparsed ? findNodeAtLocation(reparsed.root, containerPath) : undefined;
+    const container = "root" in reparsed ? jsonc().findNodeAtLocation(reparsed.root, containerPath) : undefined;
     const property = container?.parent;
     if (container && property && (container.children ?? []).length === 0 && container.length === 2) {
       const cut = cutExactly(next, property.offset, property.offset + property.length, entry.parent.prefix, entry.parent.suffix);

@@ -82,28 +82,33 @@ export class WorkspaceWriter {
     for (const part of folder.split("/")) {
       current = current === "" ? part : `${current}/${part}`;
       if (HAS_PROC_FD && this.seen.has(current)) continue;
-      const found = lstatSync(this.full(current), { throwIfNoEntry: false });
-      if (found?.isSymbolicLink()) throw workspaceChanged(this.root, folder, `'${current}' became a symlink`);
-      if (found?.isDirectory()) {
-        this.seen.add(current);
-        continue;
-      }
-      if (found) {
-        const error = new Error(`ENOTDIR: not a directory, mkdir '${this.full(current)}'`) as NodeJS.ErrnoException;
-        Object.assign(error, { code: "ENOTDIR", syscall: "mkdir", path: this.full(current) });
-        throw error;
-      }
       if (!HAS_PROC_FD) this.checkFolders(dirname(current), folder);
+      // mkdir first (a new folder is the common case): it never follows a symlink in the
+      // last place, so EEXIST is what is there already, looked at only then.
       try {
         mkdirSync(this.full(current));
       } catch (error) {
         this.explainMissing(error, dirname(current), folder);
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        this.existing(current, folder);
+        this.seen.add(current);
+        continue;
       }
       this.proveFolder(current, folder);
       this.seen.add(current);
     }
     if (!HAS_PROC_FD) this.checkFolders(folder);
+  }
+
+  /** What mkdir found at `rel` is a real folder (else WORKSPACE_CHANGED for a symlink, ENOTDIR for anything else). */
+  private existing(rel: string, target: string): void {
+    const found = lstatSync(this.full(rel), { throwIfNoEntry: false });
+    if (found?.isDirectory()) return;
+    if (!found) throw workspaceChanged(this.root, target, `'${rel}' disappeared`);
+    if (found.isSymbolicLink()) throw workspaceChanged(this.root, target, `'${rel}' became a symlink`);
+    const error = new Error(`ENOTDIR: not a directory, mkdir '${this.full(rel)}'`) as NodeJS.ErrnoException;
+    Object.assign(error, { code: "ENOTDIR", syscall: "mkdir", path: this.full(rel) });
+    throw error;
   }
 
   /** The real path of an open file (Linux), to prove where it was created; undefined elsewhere. */

@@ -101,6 +101,28 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
+function sameState(a: FileState | undefined, b: FileState | undefined): boolean {
+  if (a === undefined || b === undefined || a.kind !== b.kind) return a === b;
+  if (a.kind === "file") return b.kind === "file" && a.mode === b.mode && sameBytes(a.bytes, b.bytes);
+  return a.kind === "missing" || (b.kind === "blocked" && a.problem === b.problem);
+}
+
+const sameList = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.length === b.length && a.every((item, index) => item === b[index]));
+
+/**
+ * Whether two reads of a workspace found exactly the same (paths, states, bytes, modes,
+ * listings): a plan made from one holds for the other. The reports are parsed from the files.
+ */
+export function sameSnapshot(a: WorkspaceSnapshot, b: WorkspaceSnapshot): boolean {
+  if (a.workspace !== b.workspace || a.exists !== b.exists || JSON.stringify(a.names) !== JSON.stringify(b.names)) return false;
+  if (!sameList(a.entries, b.entries) || !sameList(a.otherReports, b.otherReports)) return false;
+  if (a.files.size !== b.files.size || (a.folders?.size ?? 0) !== (b.folders?.size ?? 0)) return false;
+  for (const [path, state] of a.files) if (!sameState(state, b.files.get(path))) return false;
+  for (const [folder, listing] of a.folders ?? []) if (!b.folders?.has(folder) || !sameList(listing, b.folders.get(folder))) return false;
+  return true;
+}
+
 /** Hash of what is on disk, the way records and virtual files hash (CRLF as LF for text). */
 export function hashOnDisk(bytes: Uint8Array): string {
   return contentHash(plainText(bytes) ?? bytes);

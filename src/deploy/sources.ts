@@ -61,7 +61,8 @@ async function readFromDisk(root: string): Promise<LoadedAdapter> {
     }
     sources.set(path, data);
   }
-  return { adapter, sources, executables: await executableFiles(real, paths) };
+  // The modes the files had when their bytes were read (no second look at each file).
+  return { adapter, sources, executables: new Set(paths.filter((path) => inspection.executables.has(path))) };
 }
 
 /** Read the copied files of an adapter already read, with the same limits. */

@@ -137,6 +137,11 @@ describe("bad input: files and tools", () => {
   it.each([
     ["not valid JSON Schema", "{ type: object, properties: 5 }", /input_schema is not a valid JSON Schema: input_schema\/properties must be object/],
     ["not type object", "{ type: string }", /input_schema must have type: object/],
+    // Valid to the meta-schema, refused only by compiling it.
+    ["a pattern that is no regular expression", "{ type: object, properties: { a: { type: string, pattern: '(' } } }", /input_schema is not a valid JSON Schema: Invalid regular expression/],
+    ["an empty enum", "{ type: object, properties: { a: { enum: [] } } }", /input_schema is not a valid JSON Schema: enum must have non-empty array/],
+    ["a $ref that leads nowhere", "{ type: object, properties: { a: { $ref: '#/$defs/missing' } } }", /input_schema is not a valid JSON Schema: can't resolve reference/],
+    ["nullable without a type", "{ type: object, properties: { a: { nullable: true } } }", /input_schema is not a valid JSON Schema: "nullable" cannot be used without "type"/],
   ])("reports a tool whose input_schema is %s", async (_what, schema, problem) => {
     const dir = await testdir({
       "adapter.yaml": manifest(

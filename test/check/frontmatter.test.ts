@@ -1,6 +1,8 @@
 /** Frontmatter: split on `---` lines, parsed with hermit's YAML reader; errors name the file's line. */
 import { describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { parseFrontmatter } from "../../src/adapter/frontmatter.js";
+import { parseFlatMapping } from "../../src/adapter/yaml.js";
 import { checkSpec } from "../../src/check/check.js";
 import { runCli } from "../cli/run-cli.js";
 import { copyDir, exampleAdapter, exampleTemplate } from "../helpers.js";
@@ -44,6 +46,54 @@ describe("parseFrontmatter", () => {
           "    |              ^",
       }),
     );
+  });
+});
+
+describe("the flat frontmatter read without the YAML parser", () => {
+  it.each([
+    ["name: x\ndescription: Use it for C# and a:b, [not] {flow}.\n", { name: "x", description: "Use it for C# and a:b, [not] {flow}." }],
+    ["name: x\n\ndescription: Don't — ever.", { name: "x", description: "Don't — ever." }],
+  ])("reads %j as YAML does", (text, data) => {
+    expect(parseFlatMapping(text)).toEqual(data);
+  });
+
+  it.each([
+    "description: a: b", // YAML refuses it
+    "name: x\nname: y", // so does the duplicate key
+    "version: 1.0", // a number
+    "enabled: yes", // a boolean in YAML 1.1
+    "name: 'quoted'",
+    "name: x # comment",
+    "name: x\r",
+    "name:\tx",
+    "__proto__: x",
+    "name: x\n  more: y",
+    "",
+  ])("leaves %j to the parser", (text) => {
+    expect(parseFlatMapping(text)).toBeUndefined();
+  });
+
+  it("never reads a text differently from the parser", () => {
+    let state = 7;
+    const pick = (n: number) => ((state = (state * 1664525 + 1013904223) >>> 0) >>> 8) % n;
+    const pieces = [" ", ":", ": ", "#", " #", "'", '"', "-", "?", ",", "[", "{", "&", "*", "!", "|", ">", "%", "@", "`", "\t", "\u00a0", "\u2028", "\ufeff", "é", "0", "1.5", ".", "~", "x", "yes", "true", "null", "NaN", ".inf", "0x1f", "1e3", "<<", "---", "word", "-1", "😀"];
+    const keys = ["name", "description", "y", "on", "true", "__proto__", "constructor", "a-b", "Key", "1", "a b"];
+    let read = 0;
+    for (let run = 0; run < 20_000; run++) {
+      const lines = Array.from({ length: 1 + pick(3) }, () => {
+        let value = pick(2) ? "word" : "";
+        for (let count = 1 + pick(4); count > 0; count--) value += pieces[pick(pieces.length)];
+        return `${keys[pick(keys.length)]}: ${value}`;
+      });
+      const text = lines.join("\n");
+      const flat = parseFlatMapping(text);
+      if (!flat) continue;
+      read++;
+      const doc = parseDocument(text, { uniqueKeys: true, strict: true });
+      expect(doc.errors, text).toEqual([]);
+      expect(doc.toJS(), text).toEqual(flat);
+    }
+    expect(read).toBeGreaterThan(1000);
   });
 });
 

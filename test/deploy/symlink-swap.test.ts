@@ -84,6 +84,27 @@ describe("a folder moved away mid-swap (the link not there yet)", () => {
   });
 });
 
+describe("ensureFolder on what is already there", () => {
+  it("refuses a symlink where a folder goes (to a folder outside, or dangling) and creates nothing through it", async () => {
+    for (const target of ["outside", "gone"]) {
+      const workspace = await testdir({ "keep.md": "mine" });
+      const outside = await tempDir();
+      await symlink(target === "outside" ? outside : join(outside, "missing"), join(workspace, "a"));
+      const writer = new WorkspaceWriter(workspace);
+      expect(() => writer.ensureFolder("a/b"), target).toThrow(expect.objectContaining({ code: "WORKSPACE_CHANGED" }));
+      expect(await everything(outside), target).toEqual([]);
+    }
+  });
+
+  it("names a file where a folder goes as ENOTDIR, and takes a real folder as it is", async () => {
+    const workspace = await testdir({ "a/b/old.md": "old", "file": "x" });
+    const writer = new WorkspaceWriter(workspace);
+    writer.ensureFolder("a/b/c");
+    expect(await everything(workspace)).toEqual(["a", "a/b", "a/b/c", "a/b/old.md", "file"]);
+    expect(() => writer.ensureFolder("file/d")).toThrow(expect.objectContaining({ code: "ENOTDIR", syscall: "mkdir" }));
+  });
+});
+
 describe("a concurrent attacker swapping skill folders during a real deploy", () => {
   it("never gets a file written outside the workspace; the deploy succeeds or stops with WORKSPACE_CHANGED and recovers", async () => {
     const adapter = await manySkills();

@@ -4,10 +4,12 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deploy } from "../../src/deploy/deploy.js";
+import { sameSnapshot } from "../../src/deploy/snapshot.js";
+import { openWorkspace } from "../../src/deploy/workspace.js";
 import { HermitError } from "../../src/errors.js";
 import { bwrap, copyDir, exampleAdapter, skipBecause, tempDir, testdir } from "../helpers.js";
 import { adapterWithoutAgents, fingerprint } from "./fixtures.js";
@@ -169,4 +171,31 @@ describe("an agent exporter (adapter code)", () => {
       expect(existsSync(target)).toBe(false);
     },
   );
+});
+
+describe("the plan made before the lock", () => {
+  // Deploy plans, takes the lock, reads the workspace again and keeps its plan only when the
+  // second read found exactly what the first did.
+  it("is kept only for a workspace read exactly as before: bytes, modes, files and folders", async () => {
+    const workspace = await testdir({ "AGENTS.md": "# notes\n", "a/b.md": "b" });
+    const read = async () => {
+      const reader = await openWorkspace(workspace);
+      await reader.read(["AGENTS.md", "a/b.md", "a/c.md", "d/e.md"]);
+      return reader.snapshot;
+    };
+    const first = await read();
+    expect(sameSnapshot(first, await read())).toBe(true);
+    const changes: Array<() => Promise<unknown>> = [
+      () => writeFile(join(workspace, "a/b.md"), "B"),
+      () => chmod(join(workspace, "a/b.md"), 0o600),
+      () => writeFile(join(workspace, "a/c.md"), "new"),
+      () => mkdir(join(workspace, "d/e.md"), { recursive: true }),
+      () => writeFile(join(workspace, "top.md"), "a new top-level entry"),
+    ];
+    for (const change of changes) {
+      const before = await read();
+      await change();
+      expect(sameSnapshot(before, await read()), String(change)).toBe(false);
+    }
+  });
 });
