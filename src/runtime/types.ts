@@ -50,7 +50,6 @@ export type ToolOutcome =
     }
   | { ok: false; code: ToolErrorCode; message: string };
 
-/** Anything that runs an adapter's tools: the in-process toolbox, or a sandboxed server over MCP. */
 /**
  * How a call learns that it was cancelled: an `AbortSignal`, or anything that behaves as one
  * for "abort" listeners (the stdio lane's `Cancellation`: in Node 20, adding a listener to an
@@ -62,6 +61,7 @@ export interface CallSignal {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
+/** Anything that runs an adapter's tools: the in-process toolbox, or a sandboxed server over MCP. */
 export interface ToolBackend {
   /** Run one call; `signal` aborts it (a client's cancellation). */
   call(name: string, args: unknown, options?: { signal?: CallSignal }): Promise<ToolOutcome>;

@@ -68,7 +68,7 @@ function unchanged(target: string, current: BigIntStats, recorded: IndexEntry, i
 }
 
 /** The file's bytes, or undefined when it cannot be read. */
-function readOptional(file: string): Buffer | undefined {
+export function readOptional(file: string): Buffer | undefined {
   try {
     return readFileSync(file);
   } catch {

@@ -6,13 +6,13 @@
  * (`updateCheckout`): it rewrites the files that changed and the worktree's index, as
  * `git reset --hard` would, and leaves the work to the CLI when anything is not as it left it.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { HermitError, errorMessage } from "../errors.js";
 import { TEMP_NAME, sweepTempFiles } from "../fs/atomic.js";
-import { refreshWorktree } from "./checkout-files.js";
+import { readOptional, refreshWorktree } from "./checkout-files.js";
 import type { VersionStore } from "./store.js";
 
 function gitAt(baseDir: string): SimpleGit {
@@ -132,9 +132,5 @@ async function refreshLocked(store: VersionStore, dir: string, index: string, tr
 
 /** A file's text, or "" when it cannot be read. */
 function readText(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
+  return readOptional(file)?.toString("utf8") ?? "";
 }
